@@ -1,0 +1,206 @@
+"""Configuration: one schema of named keys with types, defaults and descriptions.
+
+Every limit, window and address the service uses is a key of :data:`SCHEMA`. Values
+come from, in rising precedence, the defaults below, an optional YAML file named by
+``CONFIG_FILE`` (flat ``key: value`` pairs using the dotted key names) and environment
+variables named after the key in upper case with dots and dashes as underscores
+(``agent.context_max_bytes`` is ``AGENT_CONTEXT_MAX_BYTES``). Code and docs name the
+key, never the number, so that an operator can find every knob in one place:
+``docs/configuration.md`` is generated from this schema and CI checks it is current.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["SCHEMA", "ConfigError", "Key", "Settings", "load_settings", "render_reference"]
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing, of the wrong type or out of range."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One configuration key: its dotted name, type, default and meaning."""
+
+    name: str
+    type: type
+    default: Any
+    description: str
+    minimum: float | None = None
+
+    @property
+    def env_name(self) -> str:
+        """The environment variable that overrides this key."""
+        return self.name.upper().replace(".", "_").replace("-", "_")
+
+    def parse(self, raw: Any, source: str) -> Any:
+        """Convert ``raw`` to the key's type and check its minimum.
+
+        Raises:
+            ConfigError: the value cannot be converted or lies below the minimum; the
+                message names the key and the source, never a secret value.
+        """
+        try:
+            if self.type is bool:
+                value: Any = _parse_bool(raw)
+            elif self.type is int and isinstance(raw, float):
+                raise ValueError
+            else:
+                value = self.type(raw)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{self.name} ({source}): expected {self.type.__name__}") from exc
+        if self.minimum is not None and value < self.minimum:
+            raise ConfigError(f"{self.name} ({source}): must be at least {self.minimum:g}")
+        return value
+
+
+def _parse_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in {"1", "true", "yes", "on"}:
+        return True
+    if text in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError(raw)
+
+
+SCHEMA: tuple[Key, ...] = (
+    Key("database.url", str, "postgresql://postgres@127.0.0.1:5432/agent_authz",
+        "PostgreSQL URL of the service database (`postgresql://` is served by psycopg2)."),
+    Key("database.pool_size", int, 10, "Connections kept open per app process.", minimum=1),
+    Key("database.statement_timeout_ms", int, 5000,
+        "Server-side statement timeout; a slower statement fails the request (500).",
+        minimum=1),
+    Key("opa.url", str, "http://127.0.0.1:8181", "Base URL of the OPA sidecar."),
+    Key("opa.timeout_seconds", float, 2.0,
+        "Timeout of one OPA decision; a slower answer fails closed (503).", minimum=0.001),
+    Key("opa.pool_size", int, 16, "Keep-alive connections to OPA per app process.", minimum=1),
+    Key("host", str, "127.0.0.1", "Interface the HTTP server binds to."),
+    Key("port", int, 8080, "TCP port of the HTTP server.", minimum=1),
+    Key("log.level", str, "INFO", "Log level of the app logger (DEBUG, INFO, WARNING, ERROR)."),
+    Key("agent.context_message_max_bytes", int, 16384,
+        "Largest content_md of one run-context element in UTF-8 bytes; longer content is "
+        "cut at a character boundary and marked truncated.", minimum=1),
+    Key("agent.context_max_bytes", int, 131072,
+        "Sum of content_md bytes of thread_context and channel_context in a run context "
+        "(the triggering message is never counted).", minimum=1),
+    Key("channel.history_backfill_limit_default", int, 50,
+        "Earlier messages in a run context when the channel sets no history_backfill_limit.",
+        minimum=0),
+    Key("channel.history_backfill_limit_max", int, 500,
+        "Upper bound applied to every channel's history_backfill_limit.", minimum=0),
+    Key("audit.deny_aggregate_window", int, 300,
+        "Seconds within which equal denials (actor, action, resource kind, reason) share "
+        "one audit row.", minimum=1),
+    Key("rate_limit.agent_runtime.per_minute", int, 1200,
+        "Requests per principal and minute for agent runtime operations; 0 disables.",
+        minimum=0),
+    Key("rate_limit.chat.per_minute", int, 600,
+        "Requests per principal and minute for message operations; 0 disables.", minimum=0),
+    Key("rate_limit.admin.per_minute", int, 1200,
+        "Requests per principal and minute for the admin facts API; 0 disables.", minimum=0),
+    Key("rate_limit.authz.per_minute", int, 600,
+        "Requests per principal and minute for authz queries; 0 disables.", minimum=0),
+    Key("rate_limit.health.per_minute", int, 0,
+        "Requests per client and minute for health probes; 0 disables.", minimum=0),
+)
+
+_BY_NAME: dict[str, Key] = {key.name: key for key in SCHEMA}
+
+
+class Settings:
+    """Validated configuration values, read by key name.
+
+    Accessors are typed per kind so that a wrong key type is caught at the call site;
+    an unknown key raises :class:`KeyError` because it is a programming error.
+    """
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = dict(values)
+
+    def integer(self, name: str) -> int:
+        """The integer value of ``name``."""
+        value = self._values[name]
+        assert isinstance(value, int), name
+        return value
+
+    def number(self, name: str) -> float:
+        """The float value of ``name``."""
+        return float(self._values[name])
+
+    def text(self, name: str) -> str:
+        """The string value of ``name``."""
+        value = self._values[name]
+        assert isinstance(value, str), name
+        return value
+
+    def replace(self, **overrides: Any) -> Settings:
+        """A copy with some keys changed; keyword names use underscores for dots.
+
+        Tests use it to set limits by key name, e.g.
+        ``settings.replace(**{"agent.context_max_bytes": 64})``.
+        """
+        values = dict(self._values)
+        for name, raw in overrides.items():
+            key = _BY_NAME[name]
+            values[name] = key.parse(raw, "override")
+        return Settings(values)
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, config_file: str | None = None
+) -> Settings:
+    """Read defaults, the optional YAML file and the environment into :class:`Settings`.
+
+    Raises:
+        ConfigError: a value does not parse, lies below its minimum, or the file names
+            an unknown key (a typo must not silently fall back to a default).
+    """
+    env = os.environ if environ is None else environ
+    values = {key.name: key.default for key in SCHEMA}
+    path = config_file if config_file is not None else env.get("CONFIG_FILE")
+    if path:
+        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: expected a mapping of key names to values")
+        for name, raw in loaded.items():
+            if name not in _BY_NAME:
+                raise ConfigError(f"{path}: unknown configuration key {name!r}")
+            values[name] = _BY_NAME[name].parse(raw, path)
+    for key in SCHEMA:
+        if key.env_name in env:
+            values[key.name] = key.parse(env[key.env_name], key.env_name)
+    return Settings(values)
+
+
+def render_reference() -> str:
+    """Render ``docs/configuration.md`` from :data:`SCHEMA` (checked in CI)."""
+    lines = [
+        "# Configuration reference",
+        "",
+        "Generated from `app/config.py` by `python -m app config-doc`; do not edit by hand.",
+        "CI fails when this file and the schema disagree.",
+        "",
+        "Values come from the defaults below, then the YAML file named by `CONFIG_FILE`",
+        "(flat `key: value` pairs with the dotted names), then environment variables named",
+        "after the key in upper case with dots as underscores.",
+        "",
+        "| key | environment variable | type | default | minimum | meaning |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for key in SCHEMA:
+        minimum = "" if key.minimum is None else f"{key.minimum:g}"
+        lines.append(
+            f"| `{key.name}` | `{key.env_name}` | {key.type.__name__} | `{key.default}` "
+            f"| {minimum} | {key.description} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,147 @@
+"""Errors the use cases raise, each mapped to one Problem JSON answer.
+
+Error tree (every class carries its HTTP status and closed ``code``)::
+
+    ApiError
+    ├── Unauthenticated      401 unauthenticated
+    ├── InvalidRequest       400 invalid_request
+    ├── ValidationFailed     422 validation_failed
+    ├── NotFound             404 not_found (same body for unknown and invisible)
+    ├── Forbidden            403 forbidden, with a reason code from the policy
+    ├── Conflict             409 conflict
+    ├── RateLimited          429 rate_limited, with Retry-After
+    ├── ServiceUnavailable   503 service_unavailable (OPA or PostgreSQL down: fail closed)
+    └── InternalError        500 internal_error
+
+Messages are fixed texts chosen by the code, never built from request content, so an
+error body can carry no message content, handle, display name or token.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "PROBLEM_CODES",
+    "ApiError",
+    "Conflict",
+    "FieldError",
+    "Forbidden",
+    "InternalError",
+    "InvalidRequest",
+    "NotFound",
+    "RateLimited",
+    "ServiceUnavailable",
+    "Unauthenticated",
+    "ValidationFailed",
+]
+
+PROBLEM_CODES = (
+    "unauthenticated",
+    "not_found",
+    "forbidden",
+    "invalid_request",
+    "validation_failed",
+    "conflict",
+    "rate_limited",
+    "service_unavailable",
+    "internal_error",
+)
+
+FieldError = dict[str, str]
+
+
+class ApiError(Exception):
+    """Base of every error that ends a request with a Problem JSON body."""
+
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal_error"
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(self, detail: str | None = None) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail
+
+
+class Unauthenticated(ApiError):
+    """No bearer token, or one that matches no active token."""
+
+    status = 401
+    code = "unauthenticated"
+    title = "Authentication required"
+
+
+class InvalidRequest(ApiError):
+    """The request cannot be parsed (malformed JSON, wrong content type)."""
+
+    status = 400
+    code = "invalid_request"
+    title = "Invalid request"
+
+
+class ValidationFailed(ApiError):
+    """The request parses but breaks the schema or a semantic rule."""
+
+    status = 422
+    code = "validation_failed"
+    title = "Validation failed"
+
+    def __init__(self, detail: str | None = None, errors: list[FieldError] | None = None) -> None:
+        super().__init__(detail)
+        self.errors = errors or []
+
+
+class NotFound(ApiError):
+    """Unknown or invisible resource: one answer for both, so nothing leaks."""
+
+    status = 404
+    code = "not_found"
+    title = "Not found"
+
+    def __init__(self) -> None:
+        # No detail on purpose: the body must be equal for unknown and invisible.
+        super().__init__(None)
+
+
+class Forbidden(ApiError):
+    """Visible but not allowed; ``reason`` is the policy's machine-readable code."""
+
+    status = 403
+    code = "forbidden"
+    title = "Forbidden"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(None)
+        self.reason = reason
+
+
+class Conflict(ApiError):
+    """The request collides with the current state (e.g. a duplicate)."""
+
+    status = 409
+    code = "conflict"
+    title = "Conflict"
+
+
+class RateLimited(ApiError):
+    """Too many requests of one rate-limit class by one principal."""
+
+    status = 429
+    code = "rate_limited"
+    title = "Too many requests"
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(None)
+        self.retry_after = retry_after
+
+
+class ServiceUnavailable(ApiError):
+    """A source (OPA or PostgreSQL) cannot answer; the request fails closed."""
+
+    status = 503
+    code = "service_unavailable"
+    title = "Service unavailable"
+
+
+class InternalError(ApiError):
+    """A bug or an impossible state; logged with ids only."""

@@ -1,0 +1,163 @@
+"""Throwaway PostgreSQL clusters and OPA servers as local processes for the tests.
+
+The default test path needs no Docker: PostgreSQL comes from Debian's package
+(``scripts/install-postgres.sh``) and runs as a cluster in a temp dir on a free port;
+OPA is the real binary built into ``.bin/`` by ``scripts/build-tools.sh``. A missing
+binary raises :class:`ServiceError`, so integration tests fail, never skip.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+__all__ = ["REPO_ROOT", "OpaServer", "PostgresCluster", "ServiceError", "free_port"]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class ServiceError(RuntimeError):
+    """A service binary is missing or did not become ready."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _postgres_bin() -> Path:
+    result = subprocess.run(
+        ["bash", str(REPO_ROOT / "scripts" / "install-postgres.sh")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0 or not lines:
+        raise ServiceError(f"PostgreSQL binaries unavailable: {result.stderr.strip()}")
+    return Path(lines[-1])
+
+
+@dataclass
+class PostgresCluster:
+    """A PostgreSQL cluster in a temp dir, owned by the ``postgres`` user when run as root."""
+
+    port: int = field(default_factory=free_port)
+    datadir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="pgtest-")))
+
+    def __post_init__(self) -> None:
+        self.bindir = _postgres_bin()
+        self._as_postgres = os.geteuid() == 0
+
+    @property
+    def admin_url(self) -> str:
+        """URL of the ``postgres`` maintenance database."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def url(self, database: str) -> str:
+        """URL of ``database`` on this cluster."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, *args: str) -> None:
+        command = [str(self.bindir / args[0]), *args[1:]]
+        if self._as_postgres:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise ServiceError(f"{args[0]} failed: {result.stderr.strip() or result.stdout}")
+
+    def start(self) -> PostgresCluster:
+        """initdb, start on 127.0.0.1:port and wait until it accepts connections."""
+        pgdata = self.datadir / "data"
+        if self._as_postgres:
+            uid = pwd.getpwnam("postgres").pw_uid
+            os.chown(self.datadir, uid, -1)
+        self._run("initdb", "-D", str(pgdata), "-U", "postgres", "--auth=trust",
+                  "-E", "UTF8", "--no-sync")
+        options = (
+            f"-p {self.port} -k {self.datadir} -c listen_addresses=127.0.0.1 "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+            "-c max_connections=200"
+        )
+        self._run("pg_ctl", "-D", str(pgdata), "-o", options, "-l",
+                  str(self.datadir / "server.log"), "-w", "start")
+        return self
+
+    def stop(self) -> None:
+        """Stop the server and remove the data directory."""
+        try:
+            self._run("pg_ctl", "-D", str(self.datadir / "data"), "-m", "immediate", "-w", "stop")
+        except ServiceError:
+            pass
+        shutil.rmtree(self.datadir, ignore_errors=True)
+
+
+@dataclass
+class OpaServer:
+    """The real OPA binary serving ``policies/`` with console decision logs to a file."""
+
+    port: int = field(default_factory=free_port)
+    policies: Path = REPO_ROOT / "policies"
+
+    def __post_init__(self) -> None:
+        self.binary = REPO_ROOT / ".bin" / "opa"
+        if not self.binary.exists():
+            raise ServiceError(f"{self.binary} missing: run scripts/build-tools.sh (make tools)")
+        self.log_path = Path(tempfile.mkstemp(prefix="opa-", suffix=".log")[1])
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL of the server."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> OpaServer:
+        """Start ``opa run --server`` and wait for /health."""
+        log = self.log_path.open("ab")
+        self._process = subprocess.Popen(
+            [
+                str(self.binary), "run", "--server",
+                "--addr", f"127.0.0.1:{self.port}",
+                "--config-file", str(REPO_ROOT / "deploy" / "opa" / "config.yaml"),
+                "--log-format", "json",
+                str(self.policies),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise ServiceError(f"OPA exited: {self.log_path.read_text()[-2000:]}")
+            try:
+                if requests.get(f"{self.url}/health", timeout=0.5).status_code == 200:
+                    return self
+            except requests.RequestException:
+                pass
+            time.sleep(0.05)
+        raise ServiceError("OPA did not become healthy")
+
+    def stop(self) -> None:
+        """Terminate the server (idempotent)."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+
+    def read_log(self) -> str:
+        """Everything OPA wrote so far (decision logs included)."""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
