@@ -1,0 +1,78 @@
+"""Command line: ``python -m app {migrate,serve,world load FILE,config-doc}``.
+
+* ``migrate``: apply the Alembic migrations to ``DATABASE_URL`` (or the configured URL).
+* ``serve``: run the API with uvicorn on ``host``/``port`` from configuration.
+* ``world load FILE``: load a world fixture in one transaction and print the JSON map
+  of keys and handles to ids; an invalid file writes nothing and exits 2.
+* ``config-doc [--check]``: print (or check) ``docs/configuration.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from app.config import ConfigError, load_settings, render_reference
+
+REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("migrate", help="apply database migrations")
+    commands.add_parser("serve", help="serve the HTTP API")
+    world = commands.add_parser("world", help="world fixtures")
+    world_commands = world.add_subparsers(dest="world_command", required=True)
+    load = world_commands.add_parser("load", help="load a world fixture file")
+    load.add_argument("file")
+    doc = commands.add_parser("config-doc", help="render the configuration reference")
+    doc.add_argument("--check", action="store_true", help="fail when the file is stale")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the process exit code."""
+    args = _parser().parse_args(argv)
+    if args.command == "config-doc":
+        rendered = render_reference()
+        if args.check:
+            current = REFERENCE.read_text(encoding="utf-8") if REFERENCE.exists() else ""
+            if current != rendered:
+                print(f"{REFERENCE} is stale: run `python -m app config-doc > "
+                      "docs/configuration.md`", file=sys.stderr)
+                return 1
+            return 0
+        sys.stdout.write(rendered)
+        return 0
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "migrate":
+        from repositories.migrate import upgrade
+
+        upgrade(settings.text("database.url"))
+        print("migrations applied", file=sys.stderr)
+        return 0
+    if args.command == "world":
+        from app.world import WorldError, load_world_file
+
+        try:
+            mapping = load_world_file(settings.text("database.url"), args.file)
+        except WorldError as exc:
+            print(f"invalid world file {args.file}: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(mapping, indent=2, sort_keys=True))
+        return 0
+    from app.server import serve
+
+    serve(settings)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""What every handler does first: find its route, authenticate, rate-limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from connexion import request
+from starlette.responses import Response
+
+from app.auth import authenticate
+from app.http.encoding import dumps
+from app.http.routes import Route
+from app.services import Services, current_services
+from repositories.principals import Actor
+
+__all__ = ["RequestContext", "begin", "json_response", "no_content"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    """The authenticated actor, the route and the services of one request."""
+
+    services: Services
+    actor: Actor
+    route: Route
+
+    @property
+    def action(self) -> str:
+        """The action this operation is decided as (``x-action``)."""
+        return self.route.action
+
+
+def begin(operation_id: str) -> RequestContext:
+    """Authenticate the caller and take a rate-limit token for the operation.
+
+    Raises:
+        Unauthenticated: missing or unknown token.
+        RateLimited: the caller's bucket for the operation's class is empty.
+    """
+    services = current_services()
+    route = services.routes[operation_id]
+    with services.uow() as uow:
+        actor = authenticate(uow, request.headers.get("authorization"))
+    services.limiter.check(route.rate_class, actor.id)
+    return RequestContext(services=services, actor=actor, route=route)
+
+
+def json_response(body: Any, status: int = 200) -> Response:
+    """A JSON response without nulls."""
+    return Response(content=dumps(body), status_code=status, media_type="application/json")
+
+
+def no_content() -> Response:
+    """An empty 204 response."""
+    return Response(status_code=204)

@@ -1,0 +1,21 @@
+"""Health probes: liveness of the process and readiness of its sources."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from app.handlers.common import json_response
+from app.services import current_services
+from app.usecases.health import readiness
+
+__all__ = ["health_live", "health_ready"]
+
+
+def health_live() -> Response:
+    """200 while the process runs."""
+    return json_response({"status": "ok"})
+
+
+def health_ready() -> Response:
+    """200 when PostgreSQL answers, OPA answers and the policies are loaded; else 503."""
+    return json_response(readiness(current_services()))

@@ -1,0 +1,1 @@
+"""HTTP plumbing: JSON encoding, Problem answers, correlation ids, validation, rate limits."""

@@ -1,0 +1,59 @@
+"""Correlation ids: one per request, in every response header and Problem body.
+
+An incoming ``X-Correlation-Id`` is kept when it is a short token of safe characters
+(so a caller can follow its own id through our logs); anything else is replaced.
+The id lives in a context variable, which Starlette copies into the thread that runs
+a sync handler, so logs and Problem bodies of that request carry it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+import uuid
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["HEADER", "CorrelationMiddleware", "current_correlation_id"]
+
+HEADER = "X-Correlation-Id"
+_SAFE = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+_current: contextvars.ContextVar[str] = contextvars.ContextVar("correlation_id", default="")
+
+
+def current_correlation_id() -> str:
+    """The id of the request being served (empty outside a request)."""
+    return _current.get()
+
+
+class CorrelationMiddleware:
+    """ASGI middleware that sets the correlation id and adds the response header."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = ""
+        for name, value in scope.get("headers", []):
+            if name == b"x-correlation-id":
+                incoming = value.decode("latin-1")
+                break
+        correlation_id = incoming if _SAFE.match(incoming) else uuid.uuid4().hex
+        token = _current.set(correlation_id)
+
+        async def send_with_header(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v) for k, v in message.get("headers", []) if k != b"x-correlation-id"
+                ]
+                headers.append((b"x-correlation-id", correlation_id.encode("latin-1")))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_header)
+        finally:
+            _current.reset(token)

@@ -1,0 +1,60 @@
+"""Structured JSON logs that carry ids and codes, never content.
+
+Log calls pass fields through ``extra=``; the formatter writes only the allow-listed
+field names below, so a stray ``extra={"content": ...}`` can never reach a sink. The
+message itself is a fixed text chosen by the code. Third-party loggers that echo
+request values (Connexion's validators) are raised to WARNING.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+
+from app.http.correlation import current_correlation_id
+
+__all__ = ["ALLOWED_FIELDS", "JsonFormatter", "configure_logging"]
+
+ALLOWED_FIELDS = frozenset(
+    {
+        "action", "resource_kind", "reason", "status", "method", "route", "duration_ms",
+        "run_id", "principal_id", "operation_id", "error", "trigger_kind", "dropped",
+        "opa_calls", "sql_statements", "port",
+    }
+)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, correlation id, fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": record.getMessage() if record.name.startswith("app") else record.msg,
+        }
+        correlation_id = current_correlation_id()
+        if correlation_id:
+            entry["correlation_id"] = correlation_id
+        for name in ALLOWED_FIELDS:
+            if name in record.__dict__:
+                entry[name] = record.__dict__[name]
+        if record.exc_info and record.exc_info[0] is not None:
+            # The exception type only: a message or traceback may quote values.
+            entry["exception"] = record.exc_info[0].__name__
+        return json.dumps(entry, default=str)
+
+
+def configure_logging(level: str = "INFO", stream: object = None) -> None:
+    """Send every logger's records to ``stream`` (stderr) as JSON lines."""
+    handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(level.upper())
+    for noisy in ("connexion", "openapi_spec_validator", "uvicorn.access", "urllib3"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -1,0 +1,78 @@
+"""The composition root: settings, database engine, OPA client, limiter and routes.
+
+One :class:`Services` object per app instance. Handlers reach it through
+:func:`current_services`, which a small ASGI middleware sets for every request (a
+context variable rather than a module global, so several apps can live in one test
+process).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, event
+
+from app.config import Settings
+from app.http.ratelimit import RateLimiter
+from app.http.routes import Route
+from app.opa_client import OpaClient
+from repositories import make_engine
+from repositories.unit_of_work import UnitOfWork
+
+__all__ = ["Services", "build_services", "current_services", "services_var"]
+
+services_var: contextvars.ContextVar[Services] = contextvars.ContextVar("services")
+
+
+@dataclass
+class Services:
+    """Everything a use case needs from the outside world."""
+
+    settings: Settings
+    engine: Engine
+    opa: OpaClient
+    limiter: RateLimiter
+    routes: dict[str, Route]
+    sql_statements: int = field(default=0)
+
+    def uow(self) -> UnitOfWork:
+        """A new unit of work (one transaction, rolled back unless committed)."""
+        return UnitOfWork(self.engine)
+
+    def close(self) -> None:
+        """Release pooled connections."""
+        self.opa.close()
+        self.engine.dispose()
+
+
+def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
+    """Create the engine and the OPA client from ``settings``."""
+    engine = make_engine(
+        settings.text("database.url"),
+        pool_size=settings.integer("database.pool_size"),
+        max_overflow=settings.integer("database.pool_size"),
+        connect_args={
+            "options": f"-c statement_timeout={settings.integer('database.statement_timeout_ms')}",
+            "connect_timeout": 5,
+        },
+    )
+    opa = OpaClient(
+        settings.text("opa.url"),
+        timeout=settings.number("opa.timeout_seconds"),
+        pool_size=settings.integer("opa.pool_size"),
+    )
+    services = Services(settings=settings, engine=engine, opa=opa,
+                        limiter=RateLimiter(settings), routes=routes)
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _count(*_args: object) -> None:
+        # Read by the cost tests and the benchmark: statements per request.
+        services.sql_statements += 1
+
+    return services
+
+
+def current_services() -> Services:
+    """The services of the app serving the current request."""
+    return services_var.get()

@@ -1,0 +1,1 @@
+"""Use cases: gather facts through repositories, ask OPA, assemble the answer."""

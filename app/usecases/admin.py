@@ -1,0 +1,130 @@
+"""Admin facts API: change the world while the service runs (instance owners only).
+
+Every operation is decided in Rego as its ``admin.*`` action on the instance; the
+use case then checks references (unknown ids: 404 for the path, 422 for the body),
+writes and commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from app.errors import NotFound, ValidationFailed
+from app.services import Services
+from app.usecases.authorization import authorize
+from repositories.admin import AdminRepository
+from repositories.messages import MessageRepository
+from repositories.principals import Actor
+from repositories.unit_of_work import UnitOfWork
+
+__all__ = ["run_admin"]
+
+T = TypeVar("T")
+
+
+def run_admin(services: Services, actor: Actor, action: str,
+              work: Callable[[UnitOfWork, AdminRepository], T]) -> T:
+    """Authorize ``action`` on the instance, run ``work`` in one transaction, commit.
+
+    Raises:
+        Forbidden: the actor is not an active instance owner (reason from the policy).
+        NotFound, ValidationFailed: raised by ``work`` for unknown references.
+    """
+    with services.uow() as uow:
+        facts = uow.facts.bundle([actor.id], [])
+        authorize(opa=services.opa, engine=services.engine, actor=actor, action=action,
+                  resource={"kind": "instance"}, facts=facts,
+                  deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"))
+        result = work(uow, AdminRepository(uow.conn))
+        uow.commit()
+    return result
+
+
+def require(value: T | None) -> T:
+    """``value``, or 404 when the path names an unknown entity."""
+    if value is None:
+        raise NotFound()
+    return value
+
+
+def reference(repo: AdminRepository, kind: str, entity_id: str | None, field: str) -> Any:
+    """Check that a body reference exists; 422 naming the field otherwise."""
+    if entity_id is None:
+        return None
+    found = repo.lookup(kind, entity_id)
+    if found is None:
+        raise ValidationFailed("A referenced entity does not exist.",
+                               [{"path": f"body/{field}", "message": f"unknown {kind}"}])
+    return found
+
+
+def grant_view(row: dict[str, Any]) -> dict[str, Any]:
+    """The ``Grant`` schema."""
+    subject = ({"kind": "principal", "id": row["subject_principal_id"]}
+               if row["subject_principal_id"] else {"kind": "group", "id": row["subject_group_id"]})
+    target = ({"kind": "channel", "id": row["target_channel_id"]}
+              if row["target_channel_id"] else {"kind": "space", "id": row["target_space_id"]})
+    return {"id": row["id"], "subject": subject, "target": target, "level": row["level"],
+            "expires_at": row["expires_at"], "created_at": row["created_at"]}
+
+
+def create_grant(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
+    """Insert a grant after checking subject and target."""
+    reference(repo, body["subject"]["kind"], body["subject"]["id"], "subject/id")
+    reference(repo, body["target"]["kind"], body["target"]["id"], "target/id")
+    return grant_view(repo.create_grant(subject=body["subject"], target=body["target"],
+                                        level=body["level"], expires_at=body.get("expires_at")))
+
+
+def move_thread(repo: AdminRepository, thread_id: str, channel_id: str) -> dict[str, Any]:
+    """Move a thread to another channel (main threads cannot move)."""
+    kind = require(repo.lookup("thread", thread_id))
+    reference(repo, "channel", channel_id, "channel_id")
+    if kind == "main":
+        raise ValidationFailed("A main thread cannot move.",
+                               [{"path": "path/thread_id", "message": "main thread"}])
+    return require(repo.move_thread(thread_id, channel_id))
+
+
+def create_run(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
+    """Insert a run after checking every reference."""
+    reference(repo, "thread", body["thread_id"], "thread_id")
+    if reference(repo, "principal", body["agent_id"], "agent_id") != "agent":
+        raise ValidationFailed("agent_id must name an agent.",
+                               [{"path": "body/agent_id", "message": "not an agent"}])
+    session_thread = reference(repo, "session", body.get("session_id"), "session_id")
+    if session_thread is not None and session_thread != body["thread_id"]:
+        raise ValidationFailed("The session belongs to another thread.",
+                               [{"path": "body/session_id", "message": "other thread"}])
+    reference(repo, "message", body.get("triggering_message_id"), "triggering_message_id")
+    reference(repo, "principal", body.get("triggered_by"), "triggered_by")
+    return repo.create_run(
+        thread_id=body["thread_id"], agent_id=body["agent_id"],
+        session_id=body.get("session_id"), trigger_kind=body.get("trigger_kind", "message"),
+        message_id=body.get("triggering_message_id"), triggered_by=body.get("triggered_by"),
+        state=body.get("state", "queued"),
+    )
+
+
+def create_followup(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
+    """Insert a follow-up after checking its run and message."""
+    reference(repo, "run", body["run_id"], "run_id")
+    reference(repo, "message", body["message_id"], "message_id")
+    return repo.create_followup(body["run_id"], body["message_id"], body.get("state", "pending"))
+
+
+def set_session(repo: AdminRepository, thread_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """Reset (new, not started) or bind (new, already started) the thread's session."""
+    require(repo.lookup("thread", thread_id))
+    agent_id = body.get("agent_id") or repo.thread_operator(thread_id)
+    if agent_id is None or repo.lookup("principal", agent_id) != "agent":
+        raise ValidationFailed("The session needs an agent.",
+                               [{"path": "body/agent_id", "message": "no agent"}])
+    return repo.replace_session(thread_id, agent_id, started=body["mode"] == "bind")
+
+
+def delete_message(uow: UnitOfWork, message_id: str) -> None:
+    """Tombstone a message: content emptied, deleted_at set."""
+    if not MessageRepository(uow.conn).tombstone(message_id):
+        raise NotFound()

@@ -1,0 +1,27 @@
+package authz.results_test
+
+import data.authz.results
+
+test_reasons_are_the_closed_list if {
+	results.reasons == {
+		"allowed",
+		"not_found",
+		"no_grant",
+		"archived",
+		"not_owner",
+		"not_self",
+		"subject_kind_not_allowed",
+		"unknown_action",
+	}
+}
+
+test_decision_objects if {
+	results.allowed == {"allow": true, "reason": "allowed", "status": 200}
+	results.not_found == {"allow": false, "reason": "not_found", "status": 404}
+	results.no_grant == {"allow": false, "reason": "no_grant", "status": 403}
+	results.archived == {"allow": false, "reason": "archived", "status": 403}
+	results.not_owner == {"allow": false, "reason": "not_owner", "status": 403}
+	results.not_self == {"allow": false, "reason": "not_self", "status": 403}
+	results.subject_kind_not_allowed == {"allow": false, "reason": "subject_kind_not_allowed", "status": 403}
+	results.unknown_action == {"allow": false, "reason": "unknown_action", "status": 403}
+}

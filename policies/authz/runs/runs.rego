@@ -1,0 +1,44 @@
+# METADATA
+# title: Run decisions
+# description: Agents read run context only for their own live runs.
+package authz.runs
+
+import data.authz.levels
+import data.authz.results
+
+# METADATA
+# title: Run actions
+actions := {"run.context.read"}
+
+# METADATA
+# title: Run decision
+# description: |
+#   A run is visible to an active actor that is its agent or can read its channel,
+#   while the run is queued, running or waiting for input; invisible: 404. Visible
+#   to a non-agent: 403 subject_kind_not_allowed; to another agent: 403 not_self.
+# scope: document
+default decision := {"allow": false, "reason": "not_found", "status": 404}
+
+decision := results.allowed if {
+	_visible
+	_actor_is_agent
+	input.actor == input.resource.agent_id
+} else := results.subject_kind_not_allowed if {
+	_visible
+	not _actor_is_agent
+} else := results.not_self if _visible
+
+_live_states := {"queued", "running", "waiting_input"}
+
+_visible if {
+	input.resource.kind == "run"
+	input.resource.state in _live_states
+	levels.is_active(input.facts, input.actor)
+	_sees_run
+}
+
+_sees_run if input.actor == input.resource.agent_id
+
+_sees_run if levels.level(input.facts, input.actor, input.resource.channel_id) >= levels.read
+
+_actor_is_agent if input.facts.principals[input.actor].kind == "agent"

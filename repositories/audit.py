@@ -1,0 +1,54 @@
+"""Audit log of denials, aggregated per (actor, action, resource kind, reason) and window.
+
+One ``INSERT ... ON CONFLICT DO UPDATE`` per denial: equal denials inside one window of
+``audit.deny_aggregate_window`` seconds share a row whose ``count`` grows. Rows hold
+ids and codes only, never content, handles or display names.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, text
+
+__all__ = ["AuditRepository"]
+
+_RECORD = text(
+    """
+    INSERT INTO audit_log (actor_id, action, resource_kind, reason, status,
+                           window_start, count, first_at, last_at)
+    VALUES (CAST(:actor_id AS uuid), :action, :resource_kind, :reason, :status,
+            to_timestamp(floor(extract(epoch FROM now()) / :window) * :window),
+            1, now(), now())
+    ON CONFLICT (actor_id, action, resource_kind, reason, window_start)
+    DO UPDATE SET count = audit_log.count + 1, last_at = now()
+    """
+)
+
+
+class AuditRepository:
+    """Writes aggregated denial rows."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def record_denial(
+        self,
+        *,
+        actor_id: str | None,
+        action: str,
+        resource_kind: str,
+        reason: str,
+        status: int,
+        window_seconds: int,
+    ) -> None:
+        """Count one denial in the row of its window (created on first use)."""
+        self._conn.execute(
+            _RECORD,
+            {
+                "actor_id": actor_id,
+                "action": action,
+                "resource_kind": resource_kind,
+                "reason": reason,
+                "status": status,
+                "window": window_seconds,
+            },
+        )

@@ -1,0 +1,53 @@
+"""Database URL normalisation and engine construction.
+
+SQLAlchemy 2.1 maps a plain ``postgresql://`` URL to the psycopg 3 driver, which this
+service does not install; every URL the service receives (configuration, tests,
+``DATABASE_URL``) is therefore rewritten to name psycopg2 explicitly before an engine
+is built. Keeping that rewrite in one place means no caller has to know about it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.engine import make_url
+
+__all__ = ["make_engine", "normalize_database_url"]
+
+_PSYCOPG2_DRIVER = "postgresql+psycopg2"
+
+# Spellings that mean "PostgreSQL with the default driver"; "postgres" is what Heroku
+# style URLs and libpq tools use.
+_BARE_POSTGRES_SCHEMES = frozenset({"postgresql", "postgres"})
+
+
+def normalize_database_url(url: str) -> str:
+    """Return ``url`` with a bare PostgreSQL scheme rewritten to use psycopg2.
+
+    ``postgresql://`` and ``postgres://`` become ``postgresql+psycopg2://``; a URL that
+    already names a driver (``postgresql+psycopg2://``, or any other dialect) is returned
+    unchanged, so the function is idempotent.
+
+    Raises:
+        sqlalchemy.exc.ArgumentError: ``url`` is not a parseable database URL.
+    """
+    parsed = make_url(url)
+    if parsed.drivername in _BARE_POSTGRES_SCHEMES:
+        # render_as_string keeps the password; make_url(...).__str__ would mask it.
+        return parsed.set(drivername=_PSYCOPG2_DRIVER).render_as_string(hide_password=False)
+    return url
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """Create an engine for ``url`` after :func:`normalize_database_url`.
+
+    Keyword arguments go to :func:`sqlalchemy.create_engine` unchanged. ``pool_pre_ping``
+    defaults to true because the service and its tests restart PostgreSQL underneath a
+    live pool; a stale connection should be replaced, not surface as an error.
+
+    Raises:
+        sqlalchemy.exc.ArgumentError: ``url`` is not a parseable database URL.
+    """
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(normalize_database_url(url), **kwargs)

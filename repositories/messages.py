@@ -1,0 +1,303 @@
+"""Messages and threads (aggregate: thread with its messages).
+
+Every read selects the single representation of a message (:data:`_MESSAGE_COLUMNS`):
+author reference, origin, kind, content, the thread's current channel and the
+attachments, in one statement. Windows are chosen in SQL with ``LIMIT`` so the cost
+does not grow with the thread.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, text
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy.exc import IntegrityError
+
+__all__ = ["MessageRepository", "MessageRow", "ThreadRow", "Window"]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    """One message as stored, with its author reference and attachments."""
+
+    id: str
+    channel_id: str
+    thread_id: str
+    thread_seq: int
+    author_id: str
+    author_kind: str
+    author_handle: str
+    author_display_name: str
+    origin: str
+    kind: str
+    content_md: str
+    created_at: dt.datetime
+    reply_to_message_id: str | None
+    parent_message_id: str | None
+    client_request_id: str | None
+    deleted: bool
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadRow:
+    """A thread: its current channel, kind, parent message and fixed operator."""
+
+    id: str
+    channel_id: str
+    kind: str
+    parent_message_id: str | None
+    operator_agent_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Messages ascending by thread_seq, and whether selectable older ones exist."""
+
+    items: list[MessageRow]
+    has_older: bool
+
+
+_MESSAGE_COLUMNS = """
+    m.id::text, t.channel_id::text, m.thread_id::text, m.thread_seq,
+    m.author_principal_id::text, p.kind, p.handle, p.display_name, m.origin, m.kind,
+    m.content_md, m.created_at, m.reply_to_message_id::text, t.parent_message_id::text,
+    m.client_request_id, m.deleted_at IS NOT NULL,
+    COALESCE((SELECT json_agg(json_strip_nulls(json_build_object(
+        'file_id', a.file_id, 'original_name', a.original_name, 'mime_type', a.mime_type,
+        'size_bytes', a.size_bytes, 'scan_status', a.scan_status, 'transcript', a.transcript))
+        ORDER BY a.position)
+      FROM attachments a WHERE a.message_id = m.id), '[]'::json)
+"""
+_FROM = """
+    FROM messages m
+    JOIN threads t ON t.id = m.thread_id
+    JOIN principals p ON p.id = m.author_principal_id
+"""
+
+_BY_IDS = text(f"SELECT {_MESSAGE_COLUMNS} {_FROM} WHERE m.id = ANY(:ids)").bindparams(
+    bindparam("ids", type_=ARRAY(UUID(as_uuid=False)))
+)
+
+# Newest :limit messages before :before_seq, plus one to tell whether more exist.
+_PAGE = text(
+    f"""
+    SELECT * FROM (
+      SELECT {_MESSAGE_COLUMNS} {_FROM}
+      WHERE m.thread_id = CAST(:thread_id AS uuid) AND m.thread_seq < :before_seq
+      ORDER BY m.thread_seq DESC
+      LIMIT :limit
+    ) page ORDER BY 4
+    """
+)
+
+# A context window (seed 000 note 3): selectable messages strictly between the bounds,
+# tombstones and the excluded author filtered in SQL so the limit counts only
+# selectable messages; EXISTS answers whether older selectable ones remain.
+_WINDOW = text(
+    f"""
+    WITH w AS (
+      SELECT {_MESSAGE_COLUMNS} {_FROM}
+      WHERE m.thread_id = CAST(:thread_id AS uuid)
+        AND m.thread_seq > :after_seq AND m.thread_seq < :before_seq
+        AND m.deleted_at IS NULL
+        AND (CAST(:exclude_author AS uuid) IS NULL
+             OR m.author_principal_id <> CAST(:exclude_author AS uuid))
+      ORDER BY m.thread_seq DESC
+      LIMIT :limit
+    )
+    SELECT w.*, EXISTS (
+      SELECT 1 FROM messages o
+      WHERE o.thread_id = CAST(:thread_id AS uuid)
+        AND o.thread_seq > :after_seq
+        AND o.thread_seq < COALESCE((SELECT min(thread_seq) FROM w), :before_seq)
+        AND o.deleted_at IS NULL
+        AND (CAST(:exclude_author AS uuid) IS NULL
+             OR o.author_principal_id <> CAST(:exclude_author AS uuid))
+    ) AS has_older
+    FROM w ORDER BY 4
+    """
+)
+
+_HAS_OLDER_EMPTY = text(
+    """
+    SELECT EXISTS (
+      SELECT 1 FROM messages o
+      WHERE o.thread_id = CAST(:thread_id AS uuid)
+        AND o.thread_seq > :after_seq AND o.thread_seq < :before_seq
+        AND o.deleted_at IS NULL
+        AND (CAST(:exclude_author AS uuid) IS NULL
+             OR o.author_principal_id <> CAST(:exclude_author AS uuid)))
+    """
+)
+
+_THREAD_COLUMNS = (
+    "t.id::text, t.channel_id::text, t.kind, t.parent_message_id::text, "
+    "t.operator_agent_id::text"
+)
+_MAIN_THREAD = text(
+    f"SELECT {_THREAD_COLUMNS} FROM threads t "
+    "WHERE t.channel_id = CAST(:channel_id AS uuid) AND t.kind = 'main'"
+)
+_THREAD_BY_PARENT = text(
+    f"SELECT {_THREAD_COLUMNS} FROM threads t "
+    "WHERE t.parent_message_id = CAST(:parent_id AS uuid)"
+)
+_LOCK_THREAD = text(
+    f"SELECT {_THREAD_COLUMNS} FROM threads t WHERE t.id = CAST(:thread_id AS uuid) FOR UPDATE"
+)
+_CREATE_THREAD = text(
+    f"""
+    INSERT INTO threads AS t (channel_id, kind, parent_message_id)
+    VALUES (CAST(:channel_id AS uuid), 'thread', CAST(:parent_id AS uuid))
+    ON CONFLICT DO NOTHING
+    RETURNING {_THREAD_COLUMNS}
+    """
+)
+_BY_REQUEST_ID = text(
+    "SELECT m.id::text FROM messages m WHERE m.author_principal_id = CAST(:author AS uuid) "
+    "AND m.client_request_id = :client_request_id"
+)
+_INSERT = text(
+    """
+    INSERT INTO messages (thread_id, thread_seq, author_principal_id, origin, kind,
+                          content_md, reply_to_message_id, client_request_id)
+    SELECT CAST(:thread_id AS uuid), COALESCE(max(thread_seq), 0) + 1,
+           CAST(:author AS uuid), :origin, 'text', :content_md,
+           CAST(:reply_to AS uuid), :client_request_id
+    FROM messages WHERE thread_id = CAST(:thread_id AS uuid)
+    RETURNING id::text
+    """
+)
+_SEQ_OF = text(
+    "SELECT m.thread_id::text, m.thread_seq FROM messages m WHERE m.id = CAST(:id AS uuid)"
+)
+_TOMBSTONE = text(
+    "UPDATE messages SET content_md = '', deleted_at = COALESCE(deleted_at, now()) "
+    "WHERE id = CAST(:id AS uuid) RETURNING id"
+)
+
+
+def _message(row: Any) -> MessageRow:
+    return MessageRow(*row[:16], attachments=list(row[16]))
+
+
+def _thread(row: Any) -> ThreadRow | None:
+    return None if row is None else ThreadRow(*row)
+
+
+class MessageRepository:
+    """Reads and writes messages and threads; never commits."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def by_ids(self, ids: list[str]) -> dict[str, MessageRow]:
+        """The messages with these ids (unknown ids are absent), keyed by id."""
+        if not ids:
+            return {}
+        rows = self._conn.execute(_BY_IDS, {"ids": ids}).all()
+        return {row[0]: _message(row) for row in rows}
+
+    def main_thread(self, channel_id: str) -> ThreadRow | None:
+        """The main thread of a channel."""
+        return _thread(self._conn.execute(_MAIN_THREAD, {"channel_id": channel_id}).first())
+
+    def thread_by_parent(self, parent_message_id: str) -> ThreadRow | None:
+        """The thread whose parent is this message, wherever the thread lives now."""
+        return _thread(
+            self._conn.execute(_THREAD_BY_PARENT, {"parent_id": parent_message_id}).first()
+        )
+
+    def seq_of(self, message_id: str) -> tuple[str, int] | None:
+        """(thread id, thread_seq) of a message."""
+        row = self._conn.execute(_SEQ_OF, {"id": message_id}).first()
+        return None if row is None else (row[0], int(row[1]))
+
+    def page(self, thread_id: str, before_seq: int | None, limit: int) -> Window:
+        """The newest ``limit`` messages (tombstones included) before ``before_seq``."""
+        rows = self._conn.execute(
+            _PAGE,
+            {"thread_id": thread_id, "before_seq": before_seq or 2**62, "limit": limit + 1},
+        ).all()
+        has_more = len(rows) > limit
+        items = [_message(row) for row in rows[1:]] if has_more else [_message(r) for r in rows]
+        return Window(items=items, has_older=has_more)
+
+    def window(
+        self,
+        thread_id: str,
+        *,
+        after_seq: int,
+        before_seq: int,
+        limit: int,
+        exclude_author_id: str | None,
+    ) -> Window:
+        """The newest ``limit`` selectable messages strictly between the two seqs.
+
+        Selectable means not deleted and not by ``exclude_author_id``. One statement
+        (two when the window is empty, to answer ``has_older`` without a row).
+        """
+        params = {"thread_id": thread_id, "after_seq": after_seq, "before_seq": before_seq,
+                  "exclude_author": exclude_author_id}
+        if limit <= 0:
+            has_older = bool(self._conn.execute(_HAS_OLDER_EMPTY, params).scalar_one())
+            return Window(items=[], has_older=has_older)
+        rows = self._conn.execute(_WINDOW, {**params, "limit": limit}).all()
+        if not rows:
+            return Window(items=[], has_older=False)
+        return Window(items=[_message(row) for row in rows], has_older=bool(rows[0][17]))
+
+    def lock_thread(self, thread_id: str) -> ThreadRow | None:
+        """Lock a thread row so concurrent posts get consecutive thread_seq values."""
+        return _thread(self._conn.execute(_LOCK_THREAD, {"thread_id": thread_id}).first())
+
+    def ensure_thread(self, channel_id: str, parent_message_id: str) -> ThreadRow:
+        """The thread under ``parent_message_id``, created in ``channel_id`` when absent."""
+        created = self._conn.execute(
+            _CREATE_THREAD, {"channel_id": channel_id, "parent_id": parent_message_id}
+        ).first()
+        thread = _thread(created) or self.thread_by_parent(parent_message_id)
+        assert thread is not None
+        return thread
+
+    def by_request_id(self, author_id: str, client_request_id: str) -> str | None:
+        """Id of the author's message with this client_request_id, if any."""
+        return self._conn.execute(
+            _BY_REQUEST_ID, {"author": author_id, "client_request_id": client_request_id}
+        ).scalar_one_or_none()
+
+    def insert(
+        self,
+        *,
+        thread_id: str,
+        author_id: str,
+        origin: str,
+        content_md: str,
+        reply_to_message_id: str | None,
+        client_request_id: str | None,
+    ) -> str | None:
+        """Append a message to a thread (locked by the caller); returns its id.
+
+        Returns ``None`` when ``(author, client_request_id)`` already exists: the caller
+        answers with the first stored message (idempotent post).
+        """
+        try:
+            with self._conn.begin_nested():
+                return self._conn.execute(
+                    _INSERT,
+                    {"thread_id": thread_id, "author": author_id, "origin": origin,
+                     "content_md": content_md, "reply_to": reply_to_message_id,
+                     "client_request_id": client_request_id},
+                ).scalar_one()
+        except IntegrityError:
+            if client_request_id is None:
+                raise
+            return None
+
+    def tombstone(self, message_id: str) -> bool:
+        """Empty a message's content and mark it deleted; False when unknown."""
+        return self._conn.execute(_TOMBSTONE, {"id": message_id}).first() is not None

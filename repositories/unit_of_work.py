@@ -1,0 +1,58 @@
+"""Unit of work: one connection and one transaction per use case.
+
+``__exit__`` always rolls back; only an explicit :meth:`UnitOfWork.commit` keeps work,
+so an exception anywhere in a use case loses nothing half-written. Repositories are
+built on the unit's connection and never commit themselves.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from sqlalchemy import Connection, Engine
+
+from repositories.audit import AuditRepository
+from repositories.facts import FactsRepository
+from repositories.principals import PrincipalRepository
+
+__all__ = ["UnitOfWork"]
+
+
+class UnitOfWork:
+    """A transaction on one pooled connection, with the repositories bound to it.
+
+    Example::
+
+        with UnitOfWork(engine) as uow:
+            actor = uow.principals.by_token_hash(digest)
+            uow.commit()
+    """
+
+    conn: Connection
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def __enter__(self) -> UnitOfWork:
+        self.conn = self._engine.connect()
+        self.conn.begin()
+        self.principals = PrincipalRepository(self.conn)
+        self.facts = FactsRepository(self.conn)
+        self.audit = AuditRepository(self.conn)
+        return self
+
+    def commit(self) -> None:
+        """Commit the transaction and start a new one on the same connection."""
+        self.conn.commit()
+        self.conn.begin()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            self.conn.rollback()
+        finally:
+            self.conn.close()

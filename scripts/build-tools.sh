@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Build the pinned policy tools (OPA and Regal) into the repository's .bin/.
+# A tool is rebuilt only when its binary is missing or reports another version.
+# Works from any directory.
+set -euo pipefail
+
+OPA_VERSION="1.22.3"
+REGAL_VERSION="0.42.0"
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BIN="$ROOT/.bin"
+mkdir -p "$BIN"
+
+# Prints the version a tool reports on its "Version:" line, or nothing.
+installed_version() {
+	local binary="$1"
+	if [[ -x "$binary" ]]; then
+		{ "$binary" version 2>/dev/null || true; } | awk '$1 == "Version:" { print $2; exit }'
+	fi
+}
+
+build_opa() {
+	local have
+	have="$(installed_version "$BIN/opa")"
+	if [[ "$have" == "$OPA_VERSION" ]]; then
+		echo "opa $OPA_VERSION already in .bin/opa"
+		return
+	fi
+	echo "building opa $OPA_VERSION into .bin/opa (found: ${have:-none})"
+	GOBIN="$BIN" go install "github.com/open-policy-agent/opa@v${OPA_VERSION}"
+}
+
+# Regal takes its version only from -ldflags (a plain `go install` reports
+# "unknown"), and `go install regal@vX` fails when the module proxy refuses to
+# list Regal's versions (stray v2.x tags), so download the pinned module and run
+# `go install` inside it, as Regal's release build does.
+build_regal() {
+	local have module dir
+	have="$(installed_version "$BIN/regal")"
+	if [[ "$have" == "$REGAL_VERSION" ]]; then
+		echo "regal $REGAL_VERSION already in .bin/regal"
+		return
+	fi
+	echo "building regal $REGAL_VERSION into .bin/regal (found: ${have:-none})"
+	module="github.com/open-policy-agent/regal"
+	go mod download "${module}@v${REGAL_VERSION}"
+	dir="$(go env GOMODCACHE)/${module}@v${REGAL_VERSION}"
+	(
+		cd "$dir"
+		GOWORK=off GOBIN="$BIN" go install \
+			-ldflags "-X ${module}/pkg/version.Version=${REGAL_VERSION}" .
+	)
+}
+
+build_opa
+build_regal
+
+echo "opa $(installed_version "$BIN/opa"), regal $(installed_version "$BIN/regal") in .bin/"

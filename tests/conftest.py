@@ -1,0 +1,170 @@
+"""Shared fixtures: a throwaway PostgreSQL cluster, the real OPA, the app over HTTP.
+
+Integration tests never skip: when PostgreSQL or OPA cannot be started the fixtures
+raise and the tests error. ``TEST_CONTAINERS=1`` with a Docker engine makes the
+PostgreSQL fixture use testcontainers instead of a local cluster.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg2
+import pytest
+import uvicorn
+
+from app.config import Settings, load_settings
+from app.logs import configure_logging
+from app.main import Application, create_app
+from repositories.migrate import upgrade
+from tests.support.client import ApiClient
+from tests.support.services import OpaServer, PostgresCluster, free_port
+
+TEMPLATE_DB = "agent_authz_template"
+
+
+@dataclass
+class Postgres:
+    """Where the test cluster listens and how to reach a database on it."""
+
+    admin_url: str
+    url_for: Callable[[str], str]
+
+
+def _containers_postgres() -> Iterator[Postgres]:
+    from testcontainers.postgres import PostgresContainer
+
+    with PostgresContainer("postgres:15", username="postgres", password="postgres",
+                           dbname="postgres") as container:
+        host, port = container.get_container_host_ip(), container.get_exposed_port(5432)
+        base = f"postgresql://postgres:postgres@{host}:{port}"
+        yield Postgres(admin_url=f"{base}/postgres", url_for=lambda db: f"{base}/{db}")
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """A PostgreSQL server for the whole session with a migrated template database."""
+    if os.environ.get("TEST_CONTAINERS") == "1":
+        source: Iterator[Postgres] = _containers_postgres()
+        server = next(source)
+    else:
+        cluster = PostgresCluster().start()
+        server = Postgres(admin_url=cluster.admin_url, url_for=cluster.url)
+    try:
+        _admin(server.admin_url, f'CREATE DATABASE "{TEMPLATE_DB}"')
+        upgrade(server.url_for(TEMPLATE_DB))
+        yield server
+    finally:
+        if os.environ.get("TEST_CONTAINERS") == "1":
+            next(source, None)
+        else:
+            cluster.stop()
+
+
+def _admin(url: str, statement: str) -> None:
+    conn = psycopg2.connect(url)
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(statement)
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def database_url(postgres: Postgres) -> Iterator[str]:
+    """A fresh, migrated, empty database for one test (copied from the template)."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    _admin(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
+    yield postgres.url_for(name)
+    _admin(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def opa_server() -> Iterator[OpaServer]:
+    """The real OPA binary serving policies/ for the whole session."""
+    server = OpaServer().start()
+    yield server
+    server.stop()
+
+
+@dataclass
+class RunningService:
+    """The app served by uvicorn on 127.0.0.1 with handles for assertions."""
+
+    app: Application
+    base_url: str
+    log: io.StringIO
+
+    @property
+    def opa_calls(self) -> int:
+        """OPA round trips made so far."""
+        return self.app.services.opa.calls
+
+    @property
+    def sql_statements(self) -> int:
+        """SQL statements sent so far."""
+        return self.app.services.sql_statements
+
+    def client(self, token: str | None = None) -> ApiClient:
+        """A validating client with ``token``."""
+        return ApiClient(self.base_url, token)
+
+
+def serve_in_thread(app: Application) -> tuple[str, Callable[[], None]]:
+    """Run ``app`` under uvicorn in a daemon thread; returns its URL and a stopper."""
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None,
+                            access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.01)
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+    return f"http://127.0.0.1:{port}", stop
+
+
+@pytest.fixture
+def make_service(
+    database_url: str, opa_server: OpaServer
+) -> Iterator[Callable[..., RunningService]]:
+    """Start the app against this test's database and the session's OPA.
+
+    Keyword arguments set configuration keys by name, e.g.
+    ``make_service(**{"agent.context_max_bytes": 64})``.
+    """
+    stoppers: list[Callable[[], None]] = []
+
+    def start(opa_url: str | None = None, **overrides: Any) -> RunningService:
+        log = io.StringIO()
+        configure_logging("INFO", log)
+        settings: Settings = load_settings(environ={}).replace(
+            **{"database.url": database_url, "opa.url": opa_url or opa_server.url,
+               "opa.timeout_seconds": 2.0, **overrides}
+        )
+        app = create_app(settings)
+        base_url, stop = serve_in_thread(app)
+        stoppers.append(stop)
+        stoppers.append(app.services.close)
+        return RunningService(app=app, base_url=base_url, log=log)
+
+    yield start
+    for stop in stoppers:
+        stop()
+    logging.getLogger().handlers.clear()
