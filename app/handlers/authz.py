@@ -1,0 +1,26 @@
+"""Authorization query endpoints (``queryTriggerHolders``, ``explainDecision``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+
+from app.handlers.common import begin, json_response
+from app.usecases.authz_queries import explain_decision as explain
+from app.usecases.authz_queries import query_trigger_holders as holders
+
+__all__ = ["explain_decision", "query_trigger_holders"]
+
+
+def query_trigger_holders(body: dict[str, Any]) -> Response:
+    """POST /api/v1/authz/trigger-holders."""
+    ctx = begin("queryTriggerHolders")
+    return json_response(holders(ctx.services, ctx.actor, ctx.action, body["channel_id"],
+                                 body["principal_ids"]))
+
+
+def explain_decision(body: dict[str, Any]) -> Response:
+    """POST /api/v1/authz/explain (instance owners)."""
+    ctx = begin("explainDecision")
+    return json_response(explain(ctx.services, ctx.actor, ctx.action, body))
