@@ -32,8 +32,8 @@ from app.errors import (
     ValidationFailed,
 )
 from app.http.correlation import CorrelationMiddleware
-from app.http.problem import problem_body
 from app.http.encoding import dumps
+from app.http.problem import problem_body
 from app.http.routes import SPEC_PATH, load_routes, load_spec
 from app.http.validation import validator_map
 from app.opa_client import OpaUnavailable
@@ -60,9 +60,9 @@ def _as_api_error(exc: Exception) -> ApiError:
         return exc
     if isinstance(exc, OpaUnavailable):
         return ServiceUnavailable("The policy engine cannot answer.")
-    if isinstance(exc, OperationalError | DBAPIError) and getattr(
-        exc, "connection_invalidated", False
-    ) or isinstance(exc, OperationalError):
+    if isinstance(exc, OperationalError) or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated
+    ):
         return ServiceUnavailable("The database cannot answer.")
     if isinstance(exc, ProblemException | HTTPException):
         status = getattr(exc, "status", None) or getattr(exc, "status_code", 500)

@@ -259,6 +259,9 @@ def _normalise(value: Any, path: list[str | int]) -> Any:
         return value.isoformat()
     if isinstance(value, uuid.UUID):
         return str(value)
+    if isinstance(value, str) and "\x00" in value:
+        # PostgreSQL text cannot hold NUL; fail here with a path, not in the driver.
+        raise WorldError(_format_path(path), "must not contain NUL characters")
     return value
 
 
@@ -292,6 +295,8 @@ def _schema_error(error: Any) -> WorldError:
         return WorldError(path, f"must be {schema.get('description', 'well-formed')}")
     if validator == "minimum":
         return WorldError(path, f"must be at least {error.validator_value}")
+    if validator == "maximum":
+        return WorldError(path, f"must be at most {error.validator_value}")
     if validator == "minLength":
         return WorldError(path, "must not be empty")
     if validator == "uniqueItems":
@@ -301,7 +306,8 @@ def _schema_error(error: Any) -> WorldError:
 
 def _parse_time(value: str, path: str) -> datetime:
     try:
-        parsed = datetime.fromisoformat(value)
+        # RFC 3339 allows lower-case "t" and "z"; fromisoformat does not.
+        parsed = datetime.fromisoformat(value.upper())
     except ValueError:
         raise WorldError(path, "must be an RFC 3339 date-time with a time zone") from None
     if parsed.tzinfo is None:

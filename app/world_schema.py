@@ -65,6 +65,10 @@ def _pattern(pattern: str, description: str) -> dict[str, Any]:
 
 
 _NON_EMPTY = {"type": "string", "minLength": 1}
+# Bounds of the PostgreSQL column types, so an oversized number fails validation with a
+# path instead of failing the INSERT.
+_INT4 = {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}
+_INT8 = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 _BOOL = {"type": "boolean"}
 
 _MESSAGE = _object(
@@ -172,7 +176,7 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "id": _ref("uuid"),
                 "handle": _ref("name"),
                 "token": _ref("token"),
-                "enrollment_epoch": {"type": "integer", "minimum": 0},
+                "enrollment_epoch": _INT4,
                 "enrolled_at": _ref("datetime"),
             },
         ),
@@ -200,7 +204,7 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "name": _ref("name"),
                 "kind": _enum(CHANNEL_KINDS),
                 "operator": _ref("name"),
-                "history_backfill_limit": {"type": "integer", "minimum": 0},
+                "history_backfill_limit": _INT4,
                 "allow_mentioned_agents": _BOOL,
                 "auto_thread": _BOOL,
                 "members": _list_of(_ref("name"), unique=True),
@@ -216,7 +220,7 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "file_id": _ref("uuid"),
                 "original_name": _NON_EMPTY,
                 "mime_type": _NON_EMPTY,
-                "size_bytes": {"type": "integer", "minimum": 0},
+                "size_bytes": _INT8,
                 "scan_status": _enum(SCAN_STATUSES),
                 "transcript": {"type": "string"},
             },

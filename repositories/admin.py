@@ -31,8 +31,7 @@ _RUN = (
 _FOLLOWUP = "id::text, run_id::text, message_id::text, state"
 _SESSION = "id::text, thread_id::text, agent_id::text, is_current, started"
 
-_SQL = {
-    "exists": {
+_EXISTS: dict[str, str] = {
         "principal": "SELECT kind FROM principals WHERE id = CAST(:id AS uuid)",
         "group": "SELECT 'group' FROM groups WHERE id = CAST(:id AS uuid)",
         "space": "SELECT 'space' FROM spaces WHERE id = CAST(:id AS uuid)",
@@ -41,7 +40,9 @@ _SQL = {
         "message": "SELECT thread_id::text FROM messages WHERE id = CAST(:id AS uuid)",
         "run": "SELECT state FROM runs WHERE id = CAST(:id AS uuid)",
         "session": "SELECT thread_id::text FROM agent_sessions WHERE id = CAST(:id AS uuid)",
-    },
+}
+
+_SQL: dict[str, str] = {
     "create_grant": f"""
         INSERT INTO grants (subject_principal_id, subject_group_id, target_space_id,
                             target_channel_id, level, expires_at)
@@ -112,7 +113,7 @@ class AdminRepository:
 
     def lookup(self, kind: str, entity_id: str) -> Any:
         """A small fact about an entity (its kind, state or thread), ``None`` if unknown."""
-        return self._conn.execute(text(_SQL["exists"][kind]), {"id": entity_id}).scalar()
+        return self._conn.execute(text(_EXISTS[kind]), {"id": entity_id}).scalar()
 
     def create_grant(self, *, subject: dict[str, str], target: dict[str, str], level: str,
                      expires_at: str | None) -> dict[str, Any]:

@@ -8,38 +8,19 @@ does not grow with the thread.
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.exc import IntegrityError
 
+from app.domain.representation import StoredMessage
+
 __all__ = ["MessageRepository", "MessageRow", "ThreadRow", "Window"]
 
 
-@dataclass(frozen=True, slots=True)
-class MessageRow:
-    """One message as stored, with its author reference and attachments."""
-
-    id: str
-    channel_id: str
-    thread_id: str
-    thread_seq: int
-    author_id: str
-    author_kind: str
-    author_handle: str
-    author_display_name: str
-    origin: str
-    kind: str
-    content_md: str
-    created_at: dt.datetime
-    reply_to_message_id: str | None
-    parent_message_id: str | None
-    client_request_id: str | None
-    deleted: bool
-    attachments: list[dict[str, Any]] = field(default_factory=list)
+MessageRow = StoredMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +163,9 @@ _TOMBSTONE = text(
 
 
 def _message(row: Any) -> MessageRow:
-    return MessageRow(*row[:16], attachments=list(row[16]))
+    fields = list(row[:17])
+    fields[16] = list(fields[16])
+    return MessageRow(*fields)
 
 
 def _thread(row: Any) -> ThreadRow | None:
@@ -266,9 +249,10 @@ class MessageRepository:
 
     def by_request_id(self, author_id: str, client_request_id: str) -> str | None:
         """Id of the author's message with this client_request_id, if any."""
-        return self._conn.execute(
+        found = self._conn.execute(
             _BY_REQUEST_ID, {"author": author_id, "client_request_id": client_request_id}
         ).scalar_one_or_none()
+        return None if found is None else str(found)
 
     def insert(
         self,
@@ -287,12 +271,12 @@ class MessageRepository:
         """
         try:
             with self._conn.begin_nested():
-                return self._conn.execute(
+                return str(self._conn.execute(
                     _INSERT,
                     {"thread_id": thread_id, "author": author_id, "origin": origin,
                      "content_md": content_md, "reply_to": reply_to_message_id,
                      "client_request_id": client_request_id},
-                ).scalar_one()
+                ).scalar_one())
         except IntegrityError:
             if client_request_id is None:
                 raise

@@ -7,13 +7,16 @@ absent optional field is omitted rather than null.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["MessageLike", "message_view", "principal_ref"]
+__all__ = ["StoredMessage", "message_view", "principal_ref"]
 
 
-class MessageLike(Protocol):
-    """The stored fields a representation needs (see ``repositories.messages``)."""
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One message as stored, with its author reference and attachments."""
 
     id: str
     channel_id: str
@@ -26,15 +29,15 @@ class MessageLike(Protocol):
     origin: str
     kind: str
     content_md: str
-    created_at: Any
+    created_at: dt.datetime
     reply_to_message_id: str | None
     parent_message_id: str | None
     client_request_id: str | None
     deleted: bool
-    attachments: list[dict[str, Any]]
+    attachments: list[dict[str, Any]] = field(default_factory=list)
 
 
-def principal_ref(message: MessageLike) -> dict[str, str]:
+def principal_ref(message: StoredMessage) -> dict[str, str]:
     """The author as ``PrincipalRef``: id, kind, handle, display name; never an e-mail."""
     return {
         "id": message.author_id,
@@ -44,7 +47,7 @@ def principal_ref(message: MessageLike) -> dict[str, str]:
     }
 
 
-def message_view(message: MessageLike) -> dict[str, Any]:
+def message_view(message: StoredMessage) -> dict[str, Any]:
     """The ``Message`` schema of the messages API."""
     return {
         "id": message.id,

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from connexion.datastructures import MediaTypeDict
+from connexion.json_schema import Draft4RequestValidator
 from connexion.validators import (
     VALIDATOR_MAP,
     FormDataValidator,
@@ -23,7 +24,6 @@ from connexion.validators import (
     ParameterValidator,
 )
 from jsonschema import FormatChecker, ValidationError
-from connexion.json_schema import Draft4RequestValidator
 
 from app.errors import FieldError, InvalidRequest, ValidationFailed
 
@@ -133,15 +133,17 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 FORMAT_CHECKER = FormatChecker()
 
 
-@FORMAT_CHECKER.checks("uuid")
 def _is_uuid(value: object) -> bool:
     return not isinstance(value, str) or bool(_UUID.match(value))
 
 
-@FORMAT_CHECKER.checks("date-time", raises=ValueError)
 def _is_date_time(value: object) -> bool:
     if isinstance(value, str):
         if "T" not in value.upper() or not re.search(r"(Z|[+-]\d{2}:\d{2})$", value.upper()):
             raise ValueError("date-time needs a time zone")
         dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     return True
+
+
+FORMAT_CHECKER.checks("uuid")(_is_uuid)
+FORMAT_CHECKER.checks("date-time", raises=ValueError)(_is_date_time)

@@ -45,7 +45,9 @@ class Decision:
         if not isinstance(result, dict):
             raise OpaUnavailable("decision is not an object")
         allow, reason, status = result.get("allow"), result.get("reason"), result.get("status")
-        if not isinstance(allow, bool) or not isinstance(reason, str) or not isinstance(status, int):
+        if not isinstance(allow, bool) or not isinstance(reason, str):
+            raise OpaUnavailable("decision has the wrong shape")
+        if not isinstance(status, int):
             raise OpaUnavailable("decision has the wrong shape")
         if not allow and status not in (403, 404):
             raise OpaUnavailable("deny with an unexpected status")

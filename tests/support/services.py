@@ -8,6 +8,7 @@ binary raises :class:`ServiceError`, so integration tests fail, never skip.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -96,10 +97,8 @@ class PostgresCluster:
 
     def stop(self) -> None:
         """Stop the server and remove the data directory."""
-        try:
+        with contextlib.suppress(ServiceError):
             self._run("pg_ctl", "-D", str(self.datadir / "data"), "-m", "immediate", "-w", "stop")
-        except ServiceError:
-            pass
         shutil.rmtree(self.datadir, ignore_errors=True)
 
 
