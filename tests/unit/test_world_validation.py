@@ -201,6 +201,18 @@ def test_top_level_must_be_a_mapping() -> None:
             id="negative-limit",
         ),
         pytest.param(
+            lambda w: w["spaces"][0]["channels"][0].update(history_backfill_limit=2**31),
+            "spaces[0].channels[0].history_backfill_limit",
+            "must be at most 2147483647",
+            id="limit-beyond-int4",
+        ),
+        pytest.param(
+            lambda w: w["spaces"][0]["channels"][1]["messages"][0].update(content="a\x00b"),
+            "spaces[0].channels[1].messages[0].content",
+            "must not contain NUL characters",
+            id="nul-in-content",
+        ),
+        pytest.param(
             lambda w: w["agents"][0].update(owner="lotse"),
             "agents[0].owner",
             '"lotse" is an agent, not a person',
@@ -325,6 +337,12 @@ def test_invalid_world_names_the_path(mutate: Any, path: str, message: str) -> N
     mutate(world)
     error = _error(world)
     assert (error.path, error.message) == (path, message)
+
+
+def test_rfc3339_lower_case_separators_are_accepted() -> None:
+    world = _world()
+    world["grants"][0]["expires_at"] = "2030-01-01t00:00:00z"
+    validate_world(world)
 
 
 def test_a_parent_in_another_channel_models_a_moved_thread() -> None:
