@@ -130,6 +130,8 @@ class OpaServer:
                 "--addr", f"127.0.0.1:{self.port}",
                 "--config-file", str(REPO_ROOT / "deploy" / "opa" / "config.yaml"),
                 "--log-format", "json",
+                # Serve the policies, not their unit tests.
+                "--ignore", "*_test.rego",
                 str(self.policies),
             ],
             stdout=log,
