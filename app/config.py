@@ -78,7 +78,7 @@ SCHEMA: tuple[Key, ...] = (
         "PostgreSQL URL of the service database (`postgresql://` is served by psycopg2)."),
     Key("database.pool_size", int, 10, "Connections kept open per app process.", minimum=1),
     Key("database.statement_timeout_ms", int, 5000,
-        "Server-side statement timeout; a slower statement fails the request (500).",
+        "Server-side statement timeout; a slower statement fails the request (503).",
         minimum=1),
     Key("opa.url", str, "http://127.0.0.1:8181", "Base URL of the OPA sidecar."),
     Key("opa.timeout_seconds", float, 2.0,
@@ -110,8 +110,6 @@ SCHEMA: tuple[Key, ...] = (
         "Requests per principal and minute for the admin facts API; 0 disables.", minimum=0),
     Key("rate_limit.authz.per_minute", int, 600,
         "Requests per principal and minute for authz queries; 0 disables.", minimum=0),
-    Key("rate_limit.health.per_minute", int, 0,
-        "Requests per client and minute for health probes; 0 disables.", minimum=0),
 )
 
 _BY_NAME: dict[str, Key] = {key.name: key for key in SCHEMA}

@@ -9,6 +9,7 @@ Error tree::
 
     OpaError                 every failure to get a usable answer
     └── OpaUnavailable       unreachable, timed out, HTTP error, bad JSON or undefined
+        └── OpaUndefined     the document is undefined (e.g. policies not loaded)
 
 Every caller treats :class:`OpaUnavailable` as "fail closed": the request ends with
 503 and never turns into an allow.
@@ -23,7 +24,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-__all__ = ["OpaClient", "OpaError", "OpaUnavailable"]
+__all__ = ["OpaClient", "OpaError", "OpaUndefined", "OpaUnavailable"]
 
 
 class OpaError(Exception):
@@ -32,6 +33,10 @@ class OpaError(Exception):
 
 class OpaUnavailable(OpaError):
     """OPA unreachable, slow, erroring or answering undefined: fail closed."""
+
+
+class OpaUndefined(OpaUnavailable):
+    """The queried document is undefined: a deny, and for readiness "not loaded"."""
 
 
 class OpaClient:
@@ -102,7 +107,7 @@ class OpaClient:
         except ValueError as exc:
             raise OpaUnavailable(f"OPA answered non-JSON for data/{path}") from exc
         if not isinstance(body, dict) or "result" not in body:
-            raise OpaUnavailable(f"undefined result for data/{path}")
+            raise OpaUndefined(f"undefined result for data/{path}")
         return body["result"]
 
     def close(self) -> None:

@@ -1,7 +1,8 @@
 """Rate limiting per principal and rate-limit class (token buckets, per process).
 
 Each operation declares ``x-rate-limit-class``; the limit per minute comes from the
-configuration key ``rate_limit.<class>.per_minute`` (0 disables the class). Buckets
+configuration key ``rate_limit.<class>.per_minute`` (0 disables the class). The
+``health`` class is never limited: probes are unauthenticated and must always answer. Buckets
 live in process memory: with several replicas each one limits on its own, which
 bounds a single principal to replicas times the limit. A shared limiter would need a
 store such as Redis; that trade is recorded in the architecture document.

@@ -80,11 +80,12 @@ def explain_decision(services: Services, actor: Actor, action: str,
                                 state=run.state)
                 channels.append(run.channel_id)
         facts = uow.facts.bundle([actor.id, subject_id], channels)
-    if subject_id not in facts["principals"]:
-        raise NotFound()
+    # Authorize first: a non-owner must not learn which principal ids exist.
     authorize(opa=services.opa, engine=services.engine, actor=actor, action=action,
               resource={"kind": "instance"}, facts=facts,
               deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"))
+    if subject_id not in facts["principals"]:
+        raise NotFound()
     explained_input = {"action": body["action"], "actor": subject_id, "resource": resource,
                        "facts": facts}
     decision = ask(services.opa, explained_input)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import text
 
 from app.errors import ServiceUnavailable
+from app.opa_client import OpaUndefined
 from app.services import Services
 from app.usecases.authorization import DECISION_PATH, Decision
 
@@ -29,6 +30,8 @@ def readiness(services: Services) -> dict[str, object]:
              "facts": {}},
         )
         loaded = Decision.parse(result).allow
+    except OpaUndefined:
+        loaded = False
     except Exception as exc:
         raise ServiceUnavailable("The policy engine cannot answer.") from exc
     if not loaded:
