@@ -24,7 +24,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-__all__ = ["OpaClient", "OpaError", "OpaUndefined", "OpaUnavailable"]
+__all__ = ["OpaClient", "OpaError", "OpaUnavailable", "OpaUndefined"]
 
 
 class OpaError(Exception):
