@@ -1,0 +1,143 @@
+# Build, run and check the service. The two commands that matter: `make run`, `make test`.
+# Every target installs what it needs first (venv, Python deps, OPA/Regal, PostgreSQL).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.NOTPARALLEL:
+
+# The Go toolchain from go.dev installs into /usr/local/go; CI shells may lack it on PATH.
+ifneq ($(wildcard /usr/local/go/bin/go),)
+export PATH := $(PATH):/usr/local/go/bin
+endif
+
+VENV   := .venv
+PYTHON := $(VENV)/bin/python
+OPA    := .bin/opa
+REGAL  := .bin/regal
+POLICIES ?= policies
+
+# Minimum policy coverage in percent reported by `opa test --coverage`.
+POLICY_COVERAGE ?= 95
+# Set to 1 to make `make lint` (and so `make test`) also require `ruff format --check`.
+RUFF_FORMAT_CHECK ?= 0
+# Extra arguments for pytest, e.g. make unit PYTEST_ARGS='-k context -x'.
+PYTEST_ARGS ?=
+PYTEST := $(PYTHON) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+stage = @printf '\n==> %s\n' "$(1)"
+
+.PHONY: help deps tools venv postgres run test policy-test config-doc-check lint \
+	format-check format typecheck pytest unit contract integration bench config-doc clean
+
+help: ## list the targets
+	@echo "make run    start PostgreSQL, OPA and the API with the demo world (see README.md)"
+	@echo "make test   every check CI runs (.ci/run calls it)"
+	@echo
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort | \
+		awk -F'\t' '{ printf "  %-18s %s\n", $$1, $$2 }'
+
+# --- set-up -----------------------------------------------------------------
+
+deps: tools venv postgres ## install everything: OPA/Regal, venv, PostgreSQL
+
+tools: ## build the pinned OPA and Regal into .bin/ (reused when the version matches)
+	$(call stage,tools: pinned OPA and Regal in .bin/)
+	@bash scripts/build-tools.sh
+
+venv: ## create .venv and install the package with dev extras when pyproject.toml changed
+	$(call stage,venv: .venv with the package and dev extras)
+	@bash scripts/bootstrap.sh
+
+postgres: ## install Debian's PostgreSQL when initdb/pg_ctl are missing
+	$(call stage,postgres: server binaries)
+	@echo "PostgreSQL binaries in $$(bash scripts/install-postgres.sh | tail -n 1)"
+
+# --- the two commands ---------------------------------------------------------
+
+run: deps ## start PostgreSQL, OPA and the API with the demo world (env: PORT, DATABASE_URL, OPA_URL, WORLD)
+	$(call stage,run: scripts/run.sh)
+	@bash scripts/run.sh
+
+test: deps policy-test config-doc-check lint typecheck pytest ## every check: policies, config doc, ruff, mypy, pytest
+	@printf '\n==> make test: all checks passed\n'
+
+# --- parts of make test ---------------------------------------------------------
+
+policy-test: tools ## opa check --strict, opa fmt, Regal lint, opa test with the coverage gate
+	$(call stage,policy: opa check --strict $(POLICIES))
+	@$(OPA) check --strict $(POLICIES)
+	$(call stage,policy: opa fmt --fail --list $(POLICIES))
+	@unformatted="$$($(OPA) fmt --fail --list $(POLICIES) 2>&1)" || status=$$?; \
+		if [ -n "$$unformatted" ] || [ "$${status:-0}" -ne 0 ]; then \
+			echo "$$unformatted"; \
+			echo "these policy files need formatting: run $(OPA) fmt --write $(POLICIES)" >&2; \
+			exit 1; \
+		fi
+	$(call stage,policy: regal lint $(POLICIES))
+	@$(REGAL) lint $(POLICIES)
+	$(call stage,policy: opa test --coverage (at least $(POLICY_COVERAGE) percent))
+	@mkdir -p .data
+	@$(OPA) test $(POLICIES) --coverage --threshold $(POLICY_COVERAGE) >.data/policy-coverage.json
+	@cov="$$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["coverage"], 2))' .data/policy-coverage.json)"; \
+		echo "policy tests passed; coverage $$cov percent (gate $(POLICY_COVERAGE), report .data/policy-coverage.json)"
+
+config-doc-check: venv ## fail when docs/configuration.md is stale
+	$(call stage,config: docs/configuration.md matches the schema)
+	@$(PYTHON) -m app config-doc --check
+
+lint: venv ## ruff check (and ruff format --check when RUFF_FORMAT_CHECK=1)
+	$(call stage,lint: ruff check .)
+	@$(PYTHON) -m ruff check .
+ifeq ($(RUFF_FORMAT_CHECK),1)
+	$(call stage,lint: ruff format --check .)
+	@$(PYTHON) -m ruff format --check .
+endif
+
+format-check: venv ## ruff format --check . (not yet part of make test)
+	$(call stage,lint: ruff format --check .)
+	@$(PYTHON) -m ruff format --check .
+
+format: venv ## ruff format . and opa fmt --write policies (rewrites files)
+	@$(PYTHON) -m ruff format .
+	@$(OPA) fmt --write policies
+
+typecheck: venv ## mypy (strict, configured in pyproject.toml)
+	$(call stage,typecheck: mypy)
+	@$(PYTHON) -m mypy
+
+pytest: deps ## pytest: unit, contract and integration tests (starts its own PostgreSQL and OPA)
+	$(call stage,pytest: tests/unit tests/contract tests/integration)
+	@$(PYTEST) tests/unit tests/contract tests/integration
+
+unit: deps ## pytest tests/unit
+	$(call stage,pytest: tests/unit)
+	@$(PYTEST) tests/unit
+
+contract: deps ## pytest tests/contract
+	$(call stage,pytest: tests/contract)
+	@$(PYTEST) tests/contract
+
+integration: deps ## pytest tests/integration (real PostgreSQL and OPA)
+	$(call stage,pytest: tests/integration)
+	@$(PYTEST) tests/integration
+
+# --- other ------------------------------------------------------------------------
+
+bench: deps ## load benchmark (python -m tests.load.bench)
+	$(call stage,bench: python -m tests.load.bench)
+	@$(PYTHON) -m tests.load.bench
+
+config-doc: venv ## regenerate docs/configuration.md from the configuration schema
+	@$(PYTHON) -m app config-doc >docs/configuration.md.tmp
+	@mv docs/configuration.md.tmp docs/configuration.md
+	@echo "wrote docs/configuration.md"
+
+clean: ## remove .data (local cluster, logs) and caches; keeps .venv and .bin
+	@pidfile=.data/pg/data/postmaster.pid; \
+		if [ -f "$$pidfile" ] && kill -0 "$$(head -n 1 "$$pidfile")" 2>/dev/null; then \
+			echo "PostgreSQL from .data/pg is still running (pid $$(head -n 1 "$$pidfile")): stop make run first" >&2; \
+			exit 1; \
+		fi
+	rm -rf .data .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
+	find . -path ./.venv -prune -o -path ./.bin -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
