@@ -78,8 +78,9 @@ def _evaluate(services: Services, actor: Actor, run: RunContextFacts,
               messages: list[MessageRow], facts: dict[str, Any]) -> dict[str, Any]:
     policy_input = {
         "actor": actor.id,
+        # policy-input.md: run.triggered_by is absent (never null) without a triggering person.
         "run": {"id": run.run_id, "agent_id": run.agent_id, "channel_id": run.channel_id,
-                "triggered_by": run.triggered_by},
+                **({"triggered_by": run.triggered_by} if run.triggered_by else {})},
         "messages": [{"id": m.id, "channel_id": m.channel_id, "author_id": m.author_id,
                       "origin": m.origin} for m in messages],
         "facts": facts,

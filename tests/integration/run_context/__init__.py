@@ -1,0 +1,1 @@
+"""Integration tests of getRunContext (seed 000) and the authz queries beside it."""
