@@ -1,0 +1,65 @@
+"""Helpers of the foundation integration tests: an extended demo world and SQL probes.
+
+The world is ``examples/demo-world.yaml`` plus:
+
+* ``reader``: an active person with only a read grant on ``support/general``;
+* ``newbie``: an active person without any grant;
+* ``support/archive``: an archived channel with one message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from repositories import make_engine
+from tests.support.world import demo_world, load
+
+
+def extended_world() -> dict[str, Any]:
+    """The demo world with a read-only person, a person without grants, an archive."""
+    world = demo_world()
+    world["people"].extend([
+        {"handle": "reader", "display_name": "Reader", "email": "reader@example.com",
+         "token": "tok-reader"},
+        {"handle": "newbie", "display_name": "Newbie", "email": "newbie@example.com",
+         "token": "tok-newbie"},
+    ])
+    support = next(space for space in world["spaces"] if space["name"] == "support")
+    support["channels"].append({
+        "name": "archive", "archived": True,
+        "messages": [{"key": "a1", "author": "sam", "content": "Archived note."}],
+    })
+    world["grants"].append(
+        {"key": "g-reader-general", "subject": "reader", "target": "channel:support/general",
+         "level": "read"}
+    )
+    return world
+
+
+@pytest.fixture
+def ids(database_url: str, tmp_path: Any) -> dict[str, str]:
+    """The extended world loaded into this test's database; handle/key -> id."""
+    return load(database_url, extended_world(), tmp_path)
+
+
+@pytest.fixture
+def sql(database_url: str) -> Iterator[Callable[..., list[Any]]]:
+    """Run one statement in its own autocommitted transaction; returns all rows."""
+    engine = make_engine(database_url)
+
+    def run(statement: str, **params: Any) -> list[Any]:
+        with engine.begin() as conn:
+            result = conn.execute(text(statement), params)
+            return list(result.all()) if result.returns_rows else []
+
+    yield run
+    engine.dispose()
+
+
+def messages_path(channel_id: str) -> str:
+    """The messages collection of a channel."""
+    return f"/api/v1/channels/{channel_id}/messages"

@@ -1,0 +1,268 @@
+"""The thin OPA client: one POST per query, every failure is OpaUnavailable."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+import requests
+
+from app.opa_client import OpaClient, OpaError, OpaUnavailable, OpaUndefined
+from tests.support.services import free_port
+
+CANARY = "input-canary-content-3b7"
+
+
+class Stub:
+    """A local HTTP server answering every POST with a fixed status and body."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.body = b'{"result": true}'
+        self.delay = 0.0
+        self.seen: list[tuple[str, Any, str]] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                stub.seen.append((self.path, json.loads(raw), self.headers["Content-Type"]))
+                if stub.delay:
+                    time.sleep(stub.delay)
+                self.send_response(stub.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(stub.body)))
+                self.end_headers()
+                self.wfile.write(stub.body)
+
+            def log_message(self, *_args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def answer(self, status: int, body: Any, delay: float = 0.0) -> None:
+        self.status = status
+        self.body = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.delay = delay
+
+
+@pytest.fixture
+def stub() -> Iterator[Stub]:
+    server = Stub()
+    yield server
+    server.server.shutdown()
+    server.server.server_close()
+
+
+def test_a_query_posts_the_input_to_the_data_path_and_returns_the_result(stub: Stub) -> None:
+    stub.answer(200, {"result": {"allow": True, "reason": "allowed", "status": 200}})
+    client = OpaClient(stub.url + "/", timeout=2.0)
+
+    result = client.query("authz/decision", {"action": "health.ready", "n": [1, 2]})
+
+    assert result == {"allow": True, "reason": "allowed", "status": 200}
+    assert stub.seen == [("/v1/data/authz/decision",
+                          {"input": {"action": "health.ready", "n": [1, 2]}},
+                          "application/json")]
+
+
+@pytest.mark.parametrize("result", [False, [], {}, 0, ""])
+def test_a_defined_falsy_result_is_returned_not_treated_as_undefined(
+    stub: Stub, result: Any
+) -> None:
+    stub.answer(200, {"result": result})
+
+    assert OpaClient(stub.url, timeout=2.0).query("x/y", {}) == result
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"decision_id": "abc"}, {"warning": {"code": "api_usage_warning"}}],
+)
+def test_an_undefined_result_raises_opa_undefined(stub: Stub, body: Any) -> None:
+    stub.answer(200, body)
+
+    with pytest.raises(OpaUndefined):
+        OpaClient(stub.url, timeout=2.0).query("authz/decision", {})
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (500, {"code": "internal_error", "message": "eval error"}),
+        (400, {"code": "invalid_parameter"}),
+        (404, {"code": "resource_not_found"}),
+        (503, b"unavailable"),
+        (200, b"<html>not json</html>"),
+        (200, [1, 2]),
+        (200, b""),
+    ],
+)
+def test_an_error_status_or_a_body_without_a_result_object_raises_unavailable(
+    stub: Stub, status: int, body: Any
+) -> None:
+    stub.answer(status, body)
+
+    with pytest.raises(OpaUnavailable):
+        OpaClient(stub.url, timeout=2.0).query("authz/decision", {})
+
+
+def test_a_slow_answer_raises_unavailable_after_the_timeout(stub: Stub) -> None:
+    stub.answer(200, {"result": True}, delay=1.0)
+    client = OpaClient(stub.url, timeout=0.2)
+
+    started = time.monotonic()
+    with pytest.raises(OpaUnavailable, match="Timeout"):
+        client.query("authz/decision", {})
+
+    assert time.monotonic() - started < 0.9
+
+
+def test_an_unreachable_server_raises_unavailable() -> None:
+    client = OpaClient(f"http://127.0.0.1:{free_port()}", timeout=1.0)
+
+    with pytest.raises(OpaUnavailable, match="unreachable"):
+        client.query("authz/decision", {})
+
+
+def test_every_error_is_an_opa_error() -> None:
+    assert issubclass(OpaUndefined, OpaUnavailable)
+    assert issubclass(OpaUnavailable, OpaError)
+
+
+def test_calls_are_counted_whether_they_succeed_or_fail(stub: Stub) -> None:
+    client = OpaClient(stub.url, timeout=2.0)
+    assert client.calls == 0
+
+    client.query("a/b", {})
+    stub.answer(500, {})
+    with pytest.raises(OpaUnavailable):
+        client.query("a/b", {})
+    stub.answer(200, {})
+    with pytest.raises(OpaUnavailable):
+        client.query("a/b", {})
+
+    assert client.calls == 3
+
+
+def test_calls_are_counted_exactly_under_concurrency(stub: Stub) -> None:
+    client = OpaClient(stub.url, timeout=5.0, pool_size=4)
+
+    threads = [threading.Thread(target=lambda: [client.query("a/b", {}) for _ in range(5)])
+               for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert client.calls == 40
+    assert len(stub.seen) == 40
+
+
+def test_errors_name_the_path_but_never_the_input(stub: Stub) -> None:
+    client = OpaClient(stub.url, timeout=0.2)
+    failures: list[str] = []
+    for status, body, delay in ((500, {"message": CANARY}, 0.0), (200, {}, 0.0),
+                                (200, b"x", 0.0), (200, {"result": 1}, 1.0)):
+        stub.answer(status, body, delay)
+        with pytest.raises(OpaUnavailable) as caught:
+            client.query("authz/decision", {"content": CANARY})
+        failures.append(str(caught.value))
+
+    for message in failures:
+        assert "data/authz/decision" in message
+        assert CANARY not in message
+
+
+class FakeResponse:
+    def __init__(self, status_code: int, body: Any) -> None:
+        self.status_code = status_code
+        self._body = body
+
+    def json(self) -> Any:
+        if isinstance(self._body, Exception):
+            raise self._body
+        return self._body
+
+
+class FakeSession(requests.Session):
+    """A session that records calls and answers from a script, without a network."""
+
+    def __init__(self, *answers: Any) -> None:
+        super().__init__()
+        self.answers = list(answers)
+        self.calls: list[dict[str, Any]] = []
+        self.closed = False
+
+    def post(self, url: Any, data: Any = None, json: Any = None, **kwargs: Any) -> Any:
+        self.calls.append({"url": url, "data": data, **kwargs})
+        answer = self.answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def close(self) -> None:
+        self.closed = True
+        super().close()
+
+
+def test_an_injected_session_gets_the_configured_timeout_and_a_pooled_adapter() -> None:
+    session = FakeSession(FakeResponse(200, {"result": 7}))
+    client = OpaClient("http://opa:8181", timeout=0.75, pool_size=3, session=session)
+
+    assert client.query("p/q", {"k": "v"}) == 7
+
+    call = session.calls[0]
+    assert call["url"] == "http://opa:8181/v1/data/p/q"
+    assert call["timeout"] == 0.75
+    assert json.loads(call["data"]) == {"input": {"k": "v"}}
+    adapter = session.get_adapter("http://opa:8181/")
+    assert adapter._pool_maxsize == 3  # type: ignore[attr-defined]
+    assert adapter.max_retries.total == 0  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [requests.ConnectionError("refused"), requests.Timeout("slow"),
+     requests.exceptions.ChunkedEncodingError("cut"), requests.TooManyRedirects("loop")],
+)
+def test_a_transport_failure_of_the_session_raises_unavailable(failure: Exception) -> None:
+    client = OpaClient("http://opa:8181", timeout=1.0, session=FakeSession(failure))
+
+    with pytest.raises(OpaUnavailable) as caught:
+        client.query("authz/decision", {})
+
+    assert type(failure).__name__ in str(caught.value)
+    assert client.calls == 1
+
+
+def test_a_body_that_does_not_parse_raises_unavailable_with_an_injected_session() -> None:
+    client = OpaClient("http://opa:8181", timeout=1.0,
+                       session=FakeSession(FakeResponse(200, ValueError("bad"))))
+
+    with pytest.raises(OpaUnavailable, match="non-JSON"):
+        client.query("authz/decision", {})
+
+
+def test_the_same_session_serves_every_call_and_close_closes_it() -> None:
+    session = FakeSession(FakeResponse(200, {"result": 1}), FakeResponse(200, {"result": 2}))
+    client = OpaClient("http://opa:8181", timeout=1.0, session=session)
+
+    assert [client.query("a", {}), client.query("a", {})] == [1, 2]
+    client.close()
+
+    assert len(session.calls) == 2
+    assert session.closed
