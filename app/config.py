@@ -11,6 +11,7 @@ key, never the number, so that an operator can find every knob in one place:
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,10 +52,13 @@ class Key:
         try:
             if self.type is bool:
                 value: Any = _parse_bool(raw)
-            elif self.type is int and isinstance(raw, float):
+            elif isinstance(raw, bool) or (self.type is int and isinstance(raw, float)):
+                # YAML's `true` is an int to Python; `port: true` is a typo, not 1.
                 raise ValueError
             else:
                 value = self.type(raw)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{self.name} ({source}): expected {self.type.__name__}") from exc
         if self.minimum is not None and value < self.minimum:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Connection, text
+from sqlalchemy.exc import IntegrityError
 
 __all__ = ["AdminRepository"]
 
@@ -111,14 +112,22 @@ class AdminRepository:
         row = self._conn.execute(text(sql), params).mappings().first()
         return None if row is None else dict(row)
 
+    def _insert_unique(self, sql: str, **params: Any) -> dict[str, Any] | None:
+        """Insert one row; ``None`` when a unique constraint says it exists already."""
+        try:
+            with self._conn.begin_nested():
+                return self._one(sql, **params)
+        except IntegrityError:
+            return None
+
     def lookup(self, kind: str, entity_id: str) -> Any:
         """A small fact about an entity (its kind, state or thread), ``None`` if unknown."""
         return self._conn.execute(text(_EXISTS[kind]), {"id": entity_id}).scalar()
 
     def create_grant(self, *, subject: dict[str, str], target: dict[str, str], level: str,
-                     expires_at: str | None) -> dict[str, Any]:
-        """Insert a grant; subject and target must exist (checked by the caller)."""
-        row = self._one(
+                     expires_at: str | None) -> dict[str, Any] | None:
+        """Insert a grant (subject and target checked by the caller); ``None`` if it exists."""
+        return self._insert_unique(
             _SQL["create_grant"],
             sp=subject["id"] if subject["kind"] == "principal" else None,
             sg=subject["id"] if subject["kind"] == "group" else None,
@@ -126,8 +135,6 @@ class AdminRepository:
             tc=target["id"] if target["kind"] == "channel" else None,
             level=level, expires_at=expires_at,
         )
-        assert row is not None
-        return row
 
     def delete_grant(self, grant_id: str) -> bool:
         """Delete a grant; False when unknown."""
@@ -168,12 +175,11 @@ class AdminRepository:
             self._conn.execute(text(_SQL["start_session"]), {"id": row["agent_session_id"]})
         return row
 
-    def create_followup(self, run_id: str, message_id: str, state: str) -> dict[str, Any]:
-        """Insert a follow-up of a run."""
-        row = self._one(_SQL["create_followup"], run_id=run_id, message_id=message_id,
-                        state=state)
-        assert row is not None
-        return row
+    def create_followup(self, run_id: str, message_id: str,
+                        state: str) -> dict[str, Any] | None:
+        """Insert a follow-up of a run; ``None`` when the run already has this message."""
+        return self._insert_unique(_SQL["create_followup"], run_id=run_id,
+                                   message_id=message_id, state=state)
 
     def update_followup(self, followup_id: str, state: str) -> dict[str, Any] | None:
         """Change a follow-up's state."""

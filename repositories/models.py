@@ -334,6 +334,16 @@ class Grant(Base):
         Index("ix_grants_subject_group_id", "subject_group_id"),
         Index("ix_grants_target_space_id", "target_space_id"),
         Index("ix_grants_target_channel_id", "target_channel_id"),
+        # The same grant twice is a client error (409), not a second row.
+        UniqueConstraint(
+            "subject_principal_id",
+            "subject_group_id",
+            "target_space_id",
+            "target_channel_id",
+            "level",
+            name="uq_grants_subject_target_level",
+            postgresql_nulls_not_distinct=True,
+        ),
     )
 
     id: Mapped[uuid.UUID] = _uuid_pk()
@@ -520,6 +530,7 @@ class RunFollowup(Base):
         _one_of("state", FOLLOWUP_STATES),
         Index("ix_run_followups_run_id", "run_id"),
         Index("ix_run_followups_message_id", "message_id"),
+        UniqueConstraint("run_id", "message_id", name="uq_run_followups_run_id_message_id"),
     )
 
     id: Mapped[uuid.UUID] = _uuid_pk()

@@ -54,13 +54,11 @@ def admin_update_space(space_id: str, body: dict[str, Any]) -> Response:
 def admin_update_channel(channel_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/channels/{channel_id}."""
     ctx = begin("adminUpdateChannel")
-
-    def work(_uow: Any, repo: Any) -> Any:
-        if "operator_agent_id" in body:
-            admin.reference(repo, "principal", body["operator_agent_id"], "operator_agent_id")
-        return require(repo.update_channel(channel_id, body))
-
-    return json_response(run_admin(ctx.services, ctx.actor, ctx.action, work))
+    backfill_max = ctx.services.settings.integer("channel.history_backfill_limit_max")
+    row = run_admin(ctx.services, ctx.actor, ctx.action,
+                    lambda _uow, repo: admin.update_channel(repo, channel_id, body,
+                                                            backfill_max))
+    return json_response(row)
 
 
 def admin_move_thread(thread_id: str, body: dict[str, Any]) -> Response:

@@ -41,7 +41,13 @@ def _default(value: Any) -> Any:
 
 
 def dumps(value: Any) -> bytes:
-    """Encode ``value`` as compact UTF-8 JSON without nulls."""
+    """Encode ``value`` as compact UTF-8 JSON without nulls.
+
+    Raises:
+        ValueError: ``value`` is ``None`` or holds ``None`` inside a list.
+    """
+    if value is None:
+        raise ValueError("a body cannot be null")
     return json.dumps(
         drop_nulls(value), default=_default, separators=(",", ":"), ensure_ascii=False
     ).encode("utf-8")

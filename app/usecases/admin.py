@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from app.errors import NotFound, ValidationFailed
+from app.errors import Conflict, NotFound, ValidationFailed
 from app.services import Services
 from app.usecases.authorization import authorize
 from repositories.admin import AdminRepository
@@ -73,17 +73,21 @@ def create_grant(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
     """Insert a grant after checking subject and target."""
     reference(repo, body["subject"]["kind"], body["subject"]["id"], "subject/id")
     reference(repo, body["target"]["kind"], body["target"]["id"], "target/id")
-    return grant_view(repo.create_grant(subject=body["subject"], target=body["target"],
-                                        level=body["level"], expires_at=body.get("expires_at")))
+    row = repo.create_grant(subject=body["subject"], target=body["target"],
+                            level=body["level"], expires_at=body.get("expires_at"))
+    if row is None:
+        raise Conflict("An identical grant exists.")
+    return grant_view(row)
 
 
 def move_thread(repo: AdminRepository, thread_id: str, channel_id: str) -> dict[str, Any]:
     """Move a thread to another channel (main threads cannot move)."""
     kind = require(repo.lookup("thread", thread_id))
-    reference(repo, "channel", channel_id, "channel_id")
+    target_kind = reference(repo, "channel", channel_id, "channel_id")
     if kind == "main":
-        raise ValidationFailed("A main thread cannot move.",
-                               [{"path": "path/thread_id", "message": "main thread"}])
+        raise Conflict("A main thread cannot move.")
+    if target_kind == "dm":
+        raise Conflict("A thread cannot move into a DM channel.")
     return require(repo.move_thread(thread_id, channel_id))
 
 
@@ -97,6 +101,9 @@ def create_run(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
     if session_thread is not None and session_thread != body["thread_id"]:
         raise ValidationFailed("The session belongs to another thread.",
                                [{"path": "body/session_id", "message": "other thread"}])
+    if body.get("trigger_kind", "message") == "message" and not body.get("triggering_message_id"):
+        raise ValidationFailed("A message run needs its triggering message.",
+                               [{"path": "body/triggering_message_id", "message": "required"}])
     reference(repo, "message", body.get("triggering_message_id"), "triggering_message_id")
     reference(repo, "principal", body.get("triggered_by"), "triggered_by")
     return repo.create_run(
@@ -111,17 +118,43 @@ def create_followup(repo: AdminRepository, body: dict[str, Any]) -> dict[str, An
     """Insert a follow-up after checking its run and message."""
     reference(repo, "run", body["run_id"], "run_id")
     reference(repo, "message", body["message_id"], "message_id")
-    return repo.create_followup(body["run_id"], body["message_id"], body.get("state", "pending"))
+    row = repo.create_followup(body["run_id"], body["message_id"], body.get("state", "pending"))
+    if row is None:
+        raise Conflict("The run already has this follow-up.")
+    return row
 
 
 def set_session(repo: AdminRepository, thread_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """Reset (new, not started) or bind (new, already started) the thread's session."""
     require(repo.lookup("thread", thread_id))
-    agent_id = body.get("agent_id") or repo.thread_operator(thread_id)
-    if agent_id is None or repo.lookup("principal", agent_id) != "agent":
+    agent_id = body.get("agent_id")
+    if agent_id is None:
+        agent_id = repo.thread_operator(thread_id)
+        if agent_id is None:
+            raise Conflict("The thread has no operator to hold the session.")
+    elif reference(repo, "principal", agent_id, "agent_id") != "agent":
         raise ValidationFailed("The session needs an agent.",
-                               [{"path": "body/agent_id", "message": "no agent"}])
+                               [{"path": "body/agent_id", "message": "not an agent"}])
     return repo.replace_session(thread_id, agent_id, started=body["mode"] == "bind")
+
+
+def update_channel(repo: AdminRepository, channel_id: str, body: dict[str, Any],
+                   backfill_max: int) -> dict[str, Any]:
+    """Change a channel's switches; the operator must be an agent.
+
+    ``backfill_max`` is ``channel.history_backfill_limit_max``: a larger limit could
+    never take effect, so it is refused rather than stored.
+    """
+    if body.get("history_backfill_limit", 0) > backfill_max:
+        raise ValidationFailed("history_backfill_limit is above the configured maximum.",
+                               [{"path": "body/history_backfill_limit",
+                                 "message": "above channel.history_backfill_limit_max"}])
+    operator = body.get("operator_agent_id")
+    if operator is not None and reference(repo, "principal", operator,
+                                          "operator_agent_id") != "agent":
+        raise ValidationFailed("The operator must be an agent.",
+                               [{"path": "body/operator_agent_id", "message": "not an agent"}])
+    return require(repo.update_channel(channel_id, body))
 
 
 def delete_message(uow: UnitOfWork, message_id: str) -> None:

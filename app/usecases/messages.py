@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.representation import message_view
-from app.errors import NotFound, ValidationFailed
+from app.errors import Conflict, NotFound, ValidationFailed
 from app.services import Services
 from app.usecases.authorization import authorize
 from repositories.messages import MessageRepository, ThreadRow
@@ -41,15 +41,40 @@ def _authorize_channel(services: Services, uow: UnitOfWork, actor: Actor, action
               deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"))
 
 
-def _thread(messages: MessageRepository, channel_id: str,
-            parent_message_id: str | None) -> ThreadRow:
-    if parent_message_id is None:
-        thread = messages.main_thread(channel_id)
-    else:
-        thread = messages.thread_by_parent(parent_message_id)
-    if thread is None or thread.channel_id != channel_id:
+def _main_thread(messages: MessageRepository, channel_id: str) -> ThreadRow:
+    thread = messages.main_thread(channel_id)
+    if thread is None:
         raise NotFound()
     return thread
+
+
+def _listed_thread(messages: MessageRepository, channel_id: str,
+                   parent_message_id: str | None) -> ThreadRow | None:
+    """The thread to list: main, or the one under the parent message in this channel.
+
+    ``None`` when the parent is a main-thread message of this channel without a thread
+    yet. Raises NotFound when the parent lies elsewhere or is unknown.
+    """
+    if parent_message_id is None:
+        return _main_thread(messages, channel_id)
+    thread = messages.thread_by_parent(parent_message_id)
+    if thread is not None:
+        if thread.channel_id != channel_id:
+            raise NotFound()
+        return thread
+    position = messages.seq_of(parent_message_id)
+    if position is None or position[0] != _main_thread(messages, channel_id).id:
+        raise NotFound()
+    return None
+
+
+def _target_thread(messages: MessageRepository, channel_id: str,
+                   parent_message_id: str | None) -> ThreadRow:
+    """The thread a post goes into, created under a main-thread parent when absent."""
+    if parent_message_id is None:
+        return _main_thread(messages, channel_id)
+    thread = _listed_thread(messages, channel_id, parent_message_id)
+    return thread or messages.ensure_thread(channel_id, parent_message_id)
 
 
 def list_messages(
@@ -67,21 +92,21 @@ def list_messages(
     Oldest first: the newest ``limit`` messages before ``before_message_id``.
 
     Raises:
-        NotFound: the channel or thread is unknown or invisible to the actor.
-        ValidationFailed: ``before_message_id`` does not lie in the listed thread.
+        NotFound: the channel or thread is unknown or invisible to the actor, or
+            ``before_message_id`` does not lie in the listed thread.
     """
     with services.uow() as uow:
         _authorize_channel(services, uow, actor, action, channel_id)
         messages = MessageRepository(uow.conn)
-        thread = _thread(messages, channel_id, parent_message_id)
+        thread = _listed_thread(messages, channel_id, parent_message_id)
+        if thread is None:
+            # A main-thread message nobody has replied to yet: its thread is empty.
+            return {"items": [], "has_more": False}
         before_seq = None
         if before_message_id is not None:
             position = messages.seq_of(before_message_id)
             if position is None or position[0] != thread.id:
-                raise ValidationFailed(
-                    "before_message_id does not lie in this thread.",
-                    [{"path": "query/before_message_id", "message": "not in this thread"}],
-                )
+                raise NotFound()
             before_seq = position[1]
         page = messages.page(thread.id, before_seq, limit)
     return {"items": [message_view(m) for m in page.items], "has_more": page.has_older}
@@ -100,9 +125,11 @@ def post_message(
     was stored first, read back from the database.
 
     Raises:
-        NotFound: channel invisible, or the parent message is not a main-thread
-            message of this channel.
+        NotFound: channel invisible, the parent message is neither a main-thread
+            message of this channel nor the parent of a thread now in it, or
+            ``reply_to_message_id`` names no message.
         Forbidden: visible but the actor lacks write (reason from the policy).
+        Conflict: ``client_request_id`` was used for another channel or thread.
         ValidationFailed: ``reply_to_message_id`` is not in the target thread.
     """
     client_request_id = body.get("client_request_id")
@@ -112,23 +139,15 @@ def post_message(
         if client_request_id is not None:
             existing = messages.by_request_id(actor.id, client_request_id)
             if existing is not None:
-                return PostResult(message_view(messages.by_ids([existing])[existing]), False)
-        parent_id = body.get("parent_message_id")
-        if parent_id is None:
-            thread = _thread(messages, channel_id, None)
-        else:
-            main = _thread(messages, channel_id, None)
-            position = messages.seq_of(parent_id)
-            if position is None or position[0] != main.id:
-                raise NotFound()
-            thread = messages.ensure_thread(channel_id, parent_id)
-            if thread.channel_id != channel_id:
-                raise NotFound()
+                return _replay(messages, existing, channel_id, body)
+        thread = _target_thread(messages, channel_id, body.get("parent_message_id"))
         messages.lock_thread(thread.id)
         reply_to = body.get("reply_to_message_id")
         if reply_to is not None:
             position = messages.seq_of(reply_to)
-            if position is None or position[0] != thread.id:
+            if position is None:
+                raise NotFound()
+            if position[0] != thread.id:
                 raise ValidationFailed(
                     "reply_to_message_id does not lie in the target thread.",
                     [{"path": "body/reply_to_message_id", "message": "not in this thread"}],
@@ -138,11 +157,26 @@ def post_message(
             content_md=body["content_md"], reply_to_message_id=reply_to,
             client_request_id=client_request_id,
         )
-        created = message_id is not None
         if message_id is None:
             # A concurrent post with the same client_request_id won the race.
-            message_id = messages.by_request_id(actor.id, str(client_request_id))
-            assert message_id is not None
+            existing = messages.by_request_id(actor.id, str(client_request_id))
+            assert existing is not None
+            return _replay(messages, existing, channel_id, body)
         stored = messages.by_ids([message_id])[message_id]
         uow.commit()
-    return PostResult(message_view(stored), created)
+    return PostResult(message_view(stored), True)
+
+
+def _replay(messages: MessageRepository, message_id: str, channel_id: str,
+            body: dict[str, Any]) -> PostResult:
+    """The first stored message of a repeated post, or 409 when it went elsewhere.
+
+    A key reused for another channel or thread is a client bug, not a retry: answering
+    with the old message would tell the client its new post was stored.
+    """
+    stored = messages.by_ids([message_id])[message_id]
+    if stored.channel_id != channel_id or stored.parent_message_id != body.get(
+        "parent_message_id"
+    ):
+        raise Conflict("client_request_id was used for another channel or thread.")
+    return PostResult(message_view(stored), False)

@@ -388,6 +388,13 @@ def upgrade() -> None:
     )
     op.create_index("ix_grants_target_channel_id", "grants", ["target_channel_id"], unique=False)
     op.create_index("ix_grants_target_space_id", "grants", ["target_space_id"], unique=False)
+    op.create_unique_constraint(
+        "uq_grants_subject_target_level",
+        "grants",
+        ["subject_principal_id", "subject_group_id", "target_space_id", "target_channel_id",
+         "level"],
+        postgresql_nulls_not_distinct=True,
+    )
     op.create_table(
         "threads",
         sa.Column("id", sa.UUID(), server_default=sa.text("gen_random_uuid()"), nullable=False),
@@ -642,6 +649,9 @@ def upgrade() -> None:
     )
     op.create_index("ix_run_followups_message_id", "run_followups", ["message_id"], unique=False)
     op.create_index("ix_run_followups_run_id", "run_followups", ["run_id"], unique=False)
+    op.create_unique_constraint(
+        "uq_run_followups_run_id_message_id", "run_followups", ["run_id", "message_id"]
+    )
     op.create_table(
         "run_steps",
         sa.Column("id", sa.UUID(), server_default=sa.text("gen_random_uuid()"), nullable=False),
