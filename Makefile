@@ -20,7 +20,7 @@ POLICIES ?= policies
 # Minimum policy coverage in percent reported by `opa test --coverage`.
 POLICY_COVERAGE ?= 95
 # Set to 1 to make `make lint` (and so `make test`) also require `ruff format --check`.
-RUFF_FORMAT_CHECK ?= 0
+RUFF_FORMAT_CHECK ?= 1
 # Extra arguments for pytest, e.g. make unit PYTEST_ARGS='-k context -x'.
 PYTEST_ARGS ?=
 PYTEST := $(PYTHON) -m pytest -p no:cacheprovider $(PYTEST_ARGS)

@@ -41,8 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             current = REFERENCE.read_text(encoding="utf-8") if REFERENCE.exists() else ""
             if current != rendered:
-                print(f"{REFERENCE} is stale: run `python -m app config-doc > "
-                      "docs/configuration.md`", file=sys.stderr)
+                print(
+                    f"{REFERENCE} is stale: run `python -m app config-doc > docs/configuration.md`",
+                    file=sys.stderr,
+                )
                 return 1
             return 0
         sys.stdout.write(rendered)

@@ -19,9 +19,22 @@ __all__ = ["ALLOWED_FIELDS", "JsonFormatter", "configure_logging"]
 
 ALLOWED_FIELDS = frozenset(
     {
-        "action", "resource_kind", "reason", "status", "method", "route", "duration_ms",
-        "run_id", "principal_id", "operation_id", "error", "trigger_kind", "dropped",
-        "opa_calls", "sql_statements", "port",
+        "action",
+        "resource_kind",
+        "reason",
+        "status",
+        "method",
+        "route",
+        "duration_ms",
+        "run_id",
+        "principal_id",
+        "operation_id",
+        "error",
+        "trigger_kind",
+        "dropped",
+        "opa_calls",
+        "sql_statements",
+        "port",
     }
 )
 

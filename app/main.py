@@ -80,8 +80,7 @@ def _as_api_error(exc: Exception) -> ApiError:
 def _error_handler(_request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
     error = _as_api_error(exc)
     if error.status >= 500:
-        log.error("request failed", extra={"status": error.status,
-                                           "error": type(exc).__name__})
+        log.error("request failed", extra={"status": error.status, "error": type(exc).__name__})
     headers: dict[str, str] = {}
     retry_after = getattr(error, "retry_after", None)
     if retry_after is not None:
@@ -130,8 +129,14 @@ def create_app(settings: Settings, *, validate_responses: bool = False) -> Appli
         validator_map=validator_map(),
         swagger_ui_options=None,
     )
-    for exc_class in (ApiError, ProblemException, HTTPException, OpaUnavailable, DBAPIError,
-                      Exception):
+    for exc_class in (
+        ApiError,
+        ProblemException,
+        HTTPException,
+        OpaUnavailable,
+        DBAPIError,
+        Exception,
+    ):
         app.add_error_handler(exc_class, _error_handler)
     for status in (401, 404, 405, 406, 415):
         app.add_error_handler(status, _error_handler)

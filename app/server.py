@@ -18,5 +18,11 @@ def serve(settings: Settings) -> None:
     configure_logging(settings.text("log.level"))
     app = create_app(settings)
     logging.getLogger("app.server").info("serving", extra={"port": settings.integer("port")})
-    uvicorn.run(app, host=settings.text("host"), port=settings.integer("port"),
-                log_config=None, access_log=False, lifespan="off")
+    uvicorn.run(
+        app,
+        host=settings.text("host"),
+        port=settings.integer("port"),
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+    )

@@ -62,8 +62,9 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
         timeout=settings.number("opa.timeout_seconds"),
         pool_size=settings.integer("opa.pool_size"),
     )
-    services = Services(settings=settings, engine=engine, opa=opa,
-                        limiter=RateLimiter(settings), routes=routes)
+    services = Services(
+        settings=settings, engine=engine, opa=opa, limiter=RateLimiter(settings), routes=routes
+    )
 
     @event.listens_for(engine, "before_cursor_execute")
     def _count(*_args: object) -> None:

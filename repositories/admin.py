@@ -33,14 +33,14 @@ _FOLLOWUP = "id::text, run_id::text, message_id::text, state"
 _SESSION = "id::text, thread_id::text, agent_id::text, is_current, started"
 
 _EXISTS: dict[str, str] = {
-        "principal": "SELECT kind FROM principals WHERE id = CAST(:id AS uuid)",
-        "group": "SELECT 'group' FROM groups WHERE id = CAST(:id AS uuid)",
-        "space": "SELECT 'space' FROM spaces WHERE id = CAST(:id AS uuid)",
-        "channel": "SELECT kind FROM channels WHERE id = CAST(:id AS uuid)",
-        "thread": "SELECT kind FROM threads WHERE id = CAST(:id AS uuid)",
-        "message": "SELECT thread_id::text FROM messages WHERE id = CAST(:id AS uuid)",
-        "run": "SELECT state FROM runs WHERE id = CAST(:id AS uuid)",
-        "session": "SELECT thread_id::text FROM agent_sessions WHERE id = CAST(:id AS uuid)",
+    "principal": "SELECT kind FROM principals WHERE id = CAST(:id AS uuid)",
+    "group": "SELECT 'group' FROM groups WHERE id = CAST(:id AS uuid)",
+    "space": "SELECT 'space' FROM spaces WHERE id = CAST(:id AS uuid)",
+    "channel": "SELECT kind FROM channels WHERE id = CAST(:id AS uuid)",
+    "thread": "SELECT kind FROM threads WHERE id = CAST(:id AS uuid)",
+    "message": "SELECT thread_id::text FROM messages WHERE id = CAST(:id AS uuid)",
+    "run": "SELECT state FROM runs WHERE id = CAST(:id AS uuid)",
+    "session": "SELECT thread_id::text FROM agent_sessions WHERE id = CAST(:id AS uuid)",
 }
 
 _SQL: dict[str, str] = {
@@ -124,8 +124,9 @@ class AdminRepository:
         """A small fact about an entity (its kind, state or thread), ``None`` if unknown."""
         return self._conn.execute(text(_EXISTS[kind]), {"id": entity_id}).scalar()
 
-    def create_grant(self, *, subject: dict[str, str], target: dict[str, str], level: str,
-                     expires_at: str | None) -> dict[str, Any] | None:
+    def create_grant(
+        self, *, subject: dict[str, str], target: dict[str, str], level: str, expires_at: str | None
+    ) -> dict[str, Any] | None:
         """Insert a grant (subject and target checked by the caller); ``None`` if it exists."""
         return self._insert_unique(
             _SQL["create_grant"],
@@ -133,7 +134,8 @@ class AdminRepository:
             sg=subject["id"] if subject["kind"] == "group" else None,
             ts=target["id"] if target["kind"] == "space" else None,
             tc=target["id"] if target["kind"] == "channel" else None,
-            level=level, expires_at=expires_at,
+            level=level,
+            expires_at=expires_at,
         )
 
     def delete_grant(self, grant_id: str) -> bool:
@@ -151,7 +153,9 @@ class AdminRepository:
     def update_channel(self, channel_id: str, changes: dict[str, Any]) -> dict[str, Any] | None:
         """Change a channel's archive state and switches (absent keys stay as they are)."""
         return self._one(
-            _SQL["update_channel"], id=channel_id, archived=changes.get("archived"),
+            _SQL["update_channel"],
+            id=channel_id,
+            archived=changes.get("archived"),
             limit=changes.get("history_backfill_limit"),
             operator=changes.get("operator_agent_id"),
             mentioned=changes.get("allow_mentioned_agents"),
@@ -175,11 +179,11 @@ class AdminRepository:
             self._conn.execute(text(_SQL["start_session"]), {"id": row["agent_session_id"]})
         return row
 
-    def create_followup(self, run_id: str, message_id: str,
-                        state: str) -> dict[str, Any] | None:
+    def create_followup(self, run_id: str, message_id: str, state: str) -> dict[str, Any] | None:
         """Insert a follow-up of a run; ``None`` when the run already has this message."""
-        return self._insert_unique(_SQL["create_followup"], run_id=run_id,
-                                   message_id=message_id, state=state)
+        return self._insert_unique(
+            _SQL["create_followup"], run_id=run_id, message_id=message_id, state=state
+        )
 
     def update_followup(self, followup_id: str, state: str) -> dict[str, Any] | None:
         """Change a follow-up's state."""

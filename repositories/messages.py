@@ -116,16 +116,14 @@ _HAS_OLDER_EMPTY = text(
 )
 
 _THREAD_COLUMNS = (
-    "t.id::text, t.channel_id::text, t.kind, t.parent_message_id::text, "
-    "t.operator_agent_id::text"
+    "t.id::text, t.channel_id::text, t.kind, t.parent_message_id::text, t.operator_agent_id::text"
 )
 _MAIN_THREAD = text(
     f"SELECT {_THREAD_COLUMNS} FROM threads t "
     "WHERE t.channel_id = CAST(:channel_id AS uuid) AND t.kind = 'main'"
 )
 _THREAD_BY_PARENT = text(
-    f"SELECT {_THREAD_COLUMNS} FROM threads t "
-    "WHERE t.parent_message_id = CAST(:parent_id AS uuid)"
+    f"SELECT {_THREAD_COLUMNS} FROM threads t WHERE t.parent_message_id = CAST(:parent_id AS uuid)"
 )
 _LOCK_THREAD = text(
     f"SELECT {_THREAD_COLUMNS} FROM threads t WHERE t.id = CAST(:thread_id AS uuid) FOR UPDATE"
@@ -224,8 +222,12 @@ class MessageRepository:
         Selectable means not deleted and not by ``exclude_author_id``. One statement
         (two when the window is empty, to answer ``has_older`` without a row).
         """
-        params = {"thread_id": thread_id, "after_seq": after_seq, "before_seq": before_seq,
-                  "exclude_author": exclude_author_id}
+        params = {
+            "thread_id": thread_id,
+            "after_seq": after_seq,
+            "before_seq": before_seq,
+            "exclude_author": exclude_author_id,
+        }
         if limit <= 0:
             has_older = bool(self._conn.execute(_HAS_OLDER_EMPTY, params).scalar_one())
             return Window(items=[], has_older=has_older)
@@ -271,12 +273,19 @@ class MessageRepository:
         """
         try:
             with self._conn.begin_nested():
-                return str(self._conn.execute(
-                    _INSERT,
-                    {"thread_id": thread_id, "author": author_id, "origin": origin,
-                     "content_md": content_md, "reply_to": reply_to_message_id,
-                     "client_request_id": client_request_id},
-                ).scalar_one())
+                return str(
+                    self._conn.execute(
+                        _INSERT,
+                        {
+                            "thread_id": thread_id,
+                            "author": author_id,
+                            "origin": origin,
+                            "content_md": content_md,
+                            "reply_to": reply_to_message_id,
+                            "client_request_id": client_request_id,
+                        },
+                    ).scalar_one()
+                )
         except IntegrityError:
             if client_request_id is None:
                 raise

@@ -42,8 +42,9 @@ class Postgres:
 def _containers_postgres() -> Iterator[Postgres]:
     from testcontainers.postgres import PostgresContainer
 
-    with PostgresContainer("postgres:15", username="postgres", password="postgres",
-                           dbname="postgres") as container:
+    with PostgresContainer(
+        "postgres:15", username="postgres", password="postgres", dbname="postgres"
+    ) as container:
         host, port = container.get_container_host_ip(), container.get_exposed_port(5432)
         base = f"postgresql://postgres:postgres@{host}:{port}"
         yield Postgres(admin_url=f"{base}/postgres", url_for=lambda db: f"{base}/{db}")
@@ -122,8 +123,9 @@ class RunningService:
 def serve_in_thread(app: Application) -> tuple[str, Callable[[], None]]:
     """Run ``app`` under uvicorn in a daemon thread; returns its URL and a stopper."""
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None,
-                            access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="off"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -155,8 +157,12 @@ def make_service(
         log = io.StringIO()
         configure_logging("INFO", log)
         settings: Settings = load_settings(environ={}).replace(
-            **{"database.url": database_url, "opa.url": opa_url or opa_server.url,
-               "opa.timeout_seconds": 2.0, **overrides}
+            **{
+                "database.url": database_url,
+                "opa.url": opa_url or opa_server.url,
+                "opa.timeout_seconds": 2.0,
+                **overrides,
+            }
         )
         app = create_app(settings)
         base_url, stop = serve_in_thread(app)

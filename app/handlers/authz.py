@@ -16,8 +16,9 @@ __all__ = ["explain_decision", "query_trigger_holders"]
 def query_trigger_holders(body: dict[str, Any]) -> Response:
     """POST /api/v1/authz/trigger-holders."""
     ctx = begin("queryTriggerHolders")
-    return json_response(holders(ctx.services, ctx.actor, ctx.action, body["channel_id"],
-                                 body["principal_ids"]))
+    return json_response(
+        holders(ctx.services, ctx.actor, ctx.action, body["channel_id"], body["principal_ids"])
+    )
 
 
 def explain_decision(body: dict[str, Any]) -> Response:

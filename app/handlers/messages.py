@@ -21,8 +21,13 @@ def list_channel_messages(
     """GET /api/v1/channels/{channel_id}/messages."""
     ctx = begin("listChannelMessages")
     page = messages.list_messages(
-        ctx.services, ctx.actor, ctx.action, channel_id, limit=limit,
-        before_message_id=before_message_id, parent_message_id=parent_message_id,
+        ctx.services,
+        ctx.actor,
+        ctx.action,
+        channel_id,
+        limit=limit,
+        before_message_id=before_message_id,
+        parent_message_id=parent_message_id,
     )
     return json_response(page)
 

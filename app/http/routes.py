@@ -51,8 +51,9 @@ def load_routes(spec: Mapping[str, Any]) -> dict[str, Route]:
             operation = item.get(method)
             if operation is None:
                 continue
-            missing = [k for k in ("operationId", "x-action", "x-rate-limit-class")
-                       if k not in operation]
+            missing = [
+                k for k in ("operationId", "x-action", "x-rate-limit-class") if k not in operation
+            ]
             if missing:
                 raise ValueError(f"{method.upper()} {path} lacks {', '.join(missing)}")
             routes[operation["operationId"]] = Route(

@@ -85,8 +85,10 @@ class ProblemParameterValidator(ParameterValidator):  # type: ignore[misc]
             if extra:
                 raise ValidationFailed(
                     "Unknown query parameter.",
-                    [{"path": f"query/{name}", "message": "unknown parameter"}
-                     for name in sorted(extra)],
+                    [
+                        {"path": f"query/{name}", "message": "unknown parameter"}
+                        for name in sorted(extra)
+                    ],
                 )
         checks = (
             ("query", self.validate_query_parameter),
@@ -108,10 +110,15 @@ def _format_ok(location: str, param: dict[str, Any], request: Any) -> bool:
     schema = param.get("schema", param)
     if schema.get("format") != "uuid":
         return True
-    sources = {"query": request.query_params, "path": request.path_params,
-               "header": request.headers, "cookie": request.cookies}
-    value = sources[location].get(param["name"].replace("-", "_") if location == "path"
-                                  else param["name"])
+    sources = {
+        "query": request.query_params,
+        "path": request.path_params,
+        "header": request.headers,
+        "cookie": request.cookies,
+    }
+    value = sources[location].get(
+        param["name"].replace("-", "_") if location == "path" else param["name"]
+    )
     return value is None or FORMAT_CHECKER.conforms(value, "uuid")
 
 

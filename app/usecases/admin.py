@@ -23,8 +23,9 @@ __all__ = ["run_admin"]
 T = TypeVar("T")
 
 
-def run_admin(services: Services, actor: Actor, action: str,
-              work: Callable[[UnitOfWork, AdminRepository], T]) -> T:
+def run_admin(
+    services: Services, actor: Actor, action: str, work: Callable[[UnitOfWork, AdminRepository], T]
+) -> T:
     """Authorize ``action`` on the instance, run ``work`` in one transaction, commit.
 
     Raises:
@@ -33,9 +34,15 @@ def run_admin(services: Services, actor: Actor, action: str,
     """
     with services.uow() as uow:
         facts = uow.facts.bundle([actor.id], [])
-        authorize(opa=services.opa, engine=services.engine, actor=actor, action=action,
-                  resource={"kind": "instance"}, facts=facts,
-                  deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"))
+        authorize(
+            opa=services.opa,
+            engine=services.engine,
+            actor=actor,
+            action=action,
+            resource={"kind": "instance"},
+            facts=facts,
+            deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
+        )
         result = work(uow, AdminRepository(uow.conn))
         uow.commit()
     return result
@@ -54,27 +61,45 @@ def reference(repo: AdminRepository, kind: str, entity_id: str | None, field: st
         return None
     found = repo.lookup(kind, entity_id)
     if found is None:
-        raise ValidationFailed("A referenced entity does not exist.",
-                               [{"path": f"body/{field}", "message": f"unknown {kind}"}])
+        raise ValidationFailed(
+            "A referenced entity does not exist.",
+            [{"path": f"body/{field}", "message": f"unknown {kind}"}],
+        )
     return found
 
 
 def grant_view(row: dict[str, Any]) -> dict[str, Any]:
     """The ``Grant`` schema."""
-    subject = ({"kind": "principal", "id": row["subject_principal_id"]}
-               if row["subject_principal_id"] else {"kind": "group", "id": row["subject_group_id"]})
-    target = ({"kind": "channel", "id": row["target_channel_id"]}
-              if row["target_channel_id"] else {"kind": "space", "id": row["target_space_id"]})
-    return {"id": row["id"], "subject": subject, "target": target, "level": row["level"],
-            "expires_at": row["expires_at"], "created_at": row["created_at"]}
+    subject = (
+        {"kind": "principal", "id": row["subject_principal_id"]}
+        if row["subject_principal_id"]
+        else {"kind": "group", "id": row["subject_group_id"]}
+    )
+    target = (
+        {"kind": "channel", "id": row["target_channel_id"]}
+        if row["target_channel_id"]
+        else {"kind": "space", "id": row["target_space_id"]}
+    )
+    return {
+        "id": row["id"],
+        "subject": subject,
+        "target": target,
+        "level": row["level"],
+        "expires_at": row["expires_at"],
+        "created_at": row["created_at"],
+    }
 
 
 def create_grant(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
     """Insert a grant after checking subject and target."""
     reference(repo, body["subject"]["kind"], body["subject"]["id"], "subject/id")
     reference(repo, body["target"]["kind"], body["target"]["id"], "target/id")
-    row = repo.create_grant(subject=body["subject"], target=body["target"],
-                            level=body["level"], expires_at=body.get("expires_at"))
+    row = repo.create_grant(
+        subject=body["subject"],
+        target=body["target"],
+        level=body["level"],
+        expires_at=body.get("expires_at"),
+    )
     if row is None:
         raise Conflict("An identical grant exists.")
     return grant_view(row)
@@ -95,21 +120,29 @@ def create_run(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
     """Insert a run after checking every reference."""
     reference(repo, "thread", body["thread_id"], "thread_id")
     if reference(repo, "principal", body["agent_id"], "agent_id") != "agent":
-        raise ValidationFailed("agent_id must name an agent.",
-                               [{"path": "body/agent_id", "message": "not an agent"}])
+        raise ValidationFailed(
+            "agent_id must name an agent.", [{"path": "body/agent_id", "message": "not an agent"}]
+        )
     session_thread = reference(repo, "session", body.get("session_id"), "session_id")
     if session_thread is not None and session_thread != body["thread_id"]:
-        raise ValidationFailed("The session belongs to another thread.",
-                               [{"path": "body/session_id", "message": "other thread"}])
+        raise ValidationFailed(
+            "The session belongs to another thread.",
+            [{"path": "body/session_id", "message": "other thread"}],
+        )
     if body.get("trigger_kind", "message") == "message" and not body.get("triggering_message_id"):
-        raise ValidationFailed("A message run needs its triggering message.",
-                               [{"path": "body/triggering_message_id", "message": "required"}])
+        raise ValidationFailed(
+            "A message run needs its triggering message.",
+            [{"path": "body/triggering_message_id", "message": "required"}],
+        )
     reference(repo, "message", body.get("triggering_message_id"), "triggering_message_id")
     reference(repo, "principal", body.get("triggered_by"), "triggered_by")
     return repo.create_run(
-        thread_id=body["thread_id"], agent_id=body["agent_id"],
-        session_id=body.get("session_id"), trigger_kind=body.get("trigger_kind", "message"),
-        message_id=body.get("triggering_message_id"), triggered_by=body.get("triggered_by"),
+        thread_id=body["thread_id"],
+        agent_id=body["agent_id"],
+        session_id=body.get("session_id"),
+        trigger_kind=body.get("trigger_kind", "message"),
+        message_id=body.get("triggering_message_id"),
+        triggered_by=body.get("triggered_by"),
         state=body.get("state", "queued"),
     )
 
@@ -133,27 +166,39 @@ def set_session(repo: AdminRepository, thread_id: str, body: dict[str, Any]) -> 
         if agent_id is None:
             raise Conflict("The thread has no operator to hold the session.")
     elif reference(repo, "principal", agent_id, "agent_id") != "agent":
-        raise ValidationFailed("The session needs an agent.",
-                               [{"path": "body/agent_id", "message": "not an agent"}])
+        raise ValidationFailed(
+            "The session needs an agent.", [{"path": "body/agent_id", "message": "not an agent"}]
+        )
     return repo.replace_session(thread_id, agent_id, started=body["mode"] == "bind")
 
 
-def update_channel(repo: AdminRepository, channel_id: str, body: dict[str, Any],
-                   backfill_max: int) -> dict[str, Any]:
+def update_channel(
+    repo: AdminRepository, channel_id: str, body: dict[str, Any], backfill_max: int
+) -> dict[str, Any]:
     """Change a channel's switches; the operator must be an agent.
 
     ``backfill_max`` is ``channel.history_backfill_limit_max``: a larger limit could
     never take effect, so it is refused rather than stored.
     """
     if body.get("history_backfill_limit", 0) > backfill_max:
-        raise ValidationFailed("history_backfill_limit is above the configured maximum.",
-                               [{"path": "body/history_backfill_limit",
-                                 "message": "above channel.history_backfill_limit_max"}])
+        raise ValidationFailed(
+            "history_backfill_limit is above the configured maximum.",
+            [
+                {
+                    "path": "body/history_backfill_limit",
+                    "message": "above channel.history_backfill_limit_max",
+                }
+            ],
+        )
     operator = body.get("operator_agent_id")
-    if operator is not None and reference(repo, "principal", operator,
-                                          "operator_agent_id") != "agent":
-        raise ValidationFailed("The operator must be an agent.",
-                               [{"path": "body/operator_agent_id", "message": "not an agent"}])
+    if (
+        operator is not None
+        and reference(repo, "principal", operator, "operator_agent_id") != "agent"
+    ):
+        raise ValidationFailed(
+            "The operator must be an agent.",
+            [{"path": "body/operator_agent_id", "message": "not an agent"}],
+        )
     return require(repo.update_channel(channel_id, body))
 
 

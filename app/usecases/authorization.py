@@ -63,8 +63,10 @@ def ask(opa: OpaClient, policy_input: dict[str, Any]) -> Decision:
     try:
         return Decision.parse(opa.query(DECISION_PATH, policy_input))
     except OpaUnavailable as exc:
-        log.error("authz decision unavailable", extra={"action": policy_input.get("action"),
-                                                       "error": str(exc)})
+        log.error(
+            "authz decision unavailable",
+            extra={"action": policy_input.get("action"), "error": str(exc)},
+        )
         raise ServiceUnavailable("The policy engine cannot answer.") from exc
 
 
@@ -76,7 +78,11 @@ def decision_error(decision: Decision) -> ApiError:
 
 
 def record_denial(
-    engine: Engine, actor: Actor, action: str, resource_kind: str, decision: Decision,
+    engine: Engine,
+    actor: Actor,
+    action: str,
+    resource_kind: str,
+    decision: Decision,
     window_seconds: int,
 ) -> None:
     """Write the denial to the audit log in its own transaction.
@@ -114,10 +120,10 @@ def authorize(
         Forbidden: visible but not allowed; carries the policy's reason.
         ServiceUnavailable: OPA cannot answer (fail closed).
     """
-    decision = ask(opa, {"action": action, "actor": actor.id, "resource": resource,
-                         "facts": facts})
+    decision = ask(opa, {"action": action, "actor": actor.id, "resource": resource, "facts": facts})
     if not decision.allow:
-        record_denial(engine, actor, action, str(resource.get("kind", "")), decision,
-                      deny_window_seconds)
+        record_denial(
+            engine, actor, action, str(resource.get("kind", "")), decision, deny_window_seconds
+        )
         raise decision_error(decision)
     return decision

@@ -23,8 +23,9 @@ __all__ = ["HOLDERS_PATH", "explain_decision", "query_trigger_holders"]
 HOLDERS_PATH = "runcontext/trigger_holders"
 
 
-def query_trigger_holders(services: Services, actor: Actor, action: str, channel_id: str,
-                          principal_ids: list[str]) -> dict[str, Any]:
+def query_trigger_holders(
+    services: Services, actor: Actor, action: str, channel_id: str, principal_ids: list[str]
+) -> dict[str, Any]:
     """The ids among ``principal_ids`` holding trigger on the channel, ascending, unique.
 
     Raises:
@@ -35,9 +36,15 @@ def query_trigger_holders(services: Services, actor: Actor, action: str, channel
     """
     with services.uow() as uow:
         facts = uow.facts.bundle([actor.id, *principal_ids], [channel_id])
-    authorize(opa=services.opa, engine=services.engine, actor=actor, action=action,
-              resource={"kind": "channel", "id": channel_id}, facts=facts,
-              deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"))
+    authorize(
+        opa=services.opa,
+        engine=services.engine,
+        actor=actor,
+        action=action,
+        resource={"kind": "channel", "id": channel_id},
+        facts=facts,
+        deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
+    )
     holders = services.opa.query(
         HOLDERS_PATH,
         {"channel_id": channel_id, "candidates": sorted(set(principal_ids)), "facts": facts},
@@ -47,8 +54,9 @@ def query_trigger_holders(services: Services, actor: Actor, action: str, channel
     return {"channel_id": channel_id, "holders": holders}
 
 
-def explain_decision(services: Services, actor: Actor, action: str,
-                     body: dict[str, Any]) -> dict[str, Any]:
+def explain_decision(
+    services: Services, actor: Actor, action: str, body: dict[str, Any]
+) -> dict[str, Any]:
     """OPA's decision for ``body``'s actor, action and resource, with its input.
 
     The facts are gathered exactly as the real request would gather them; the input
@@ -63,8 +71,9 @@ def explain_decision(services: Services, actor: Actor, action: str,
     resource_kind = body["resource"]["kind"]
     resource_id = body["resource"].get("id")
     if resource_kind != "instance" and resource_id is None:
-        raise ValidationFailed("This resource kind needs an id.",
-                               [{"path": "body/resource/id", "message": "required"}])
+        raise ValidationFailed(
+            "This resource kind needs an id.", [{"path": "body/resource/id", "message": "required"}]
+        )
     subject_id = body["actor_id"]
     with services.uow() as uow:
         resource: dict[str, Any] = {"kind": resource_kind}
@@ -76,21 +85,29 @@ def explain_decision(services: Services, actor: Actor, action: str,
             run = RunRepository(uow.conn).context_facts(str(resource_id))
             resource["id"] = resource_id
             if run is not None:
-                resource.update(agent_id=run.agent_id, channel_id=run.channel_id,
-                                state=run.state)
+                resource.update(agent_id=run.agent_id, channel_id=run.channel_id, state=run.state)
                 channels.append(run.channel_id)
         facts = uow.facts.bundle([actor.id, subject_id], channels)
     # Authorize first: a non-owner must not learn which principal ids exist.
-    authorize(opa=services.opa, engine=services.engine, actor=actor, action=action,
-              resource={"kind": "instance"}, facts=facts,
-              deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"))
+    authorize(
+        opa=services.opa,
+        engine=services.engine,
+        actor=actor,
+        action=action,
+        resource={"kind": "instance"},
+        facts=facts,
+        deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
+    )
     if subject_id not in facts["principals"]:
         raise NotFound()
-    explained_input = {"action": body["action"], "actor": subject_id, "resource": resource,
-                       "facts": facts}
+    explained_input = {
+        "action": body["action"],
+        "actor": subject_id,
+        "resource": resource,
+        "facts": facts,
+    }
     decision = ask(services.opa, explained_input)
     return {
-        "decision": {"allow": decision.allow, "reason": decision.reason,
-                     "status": decision.status},
+        "decision": {"allow": decision.allow, "reason": decision.reason, "status": decision.status},
         "input": explained_input,
     }

@@ -26,8 +26,7 @@ def readiness(services: Services) -> dict[str, object]:
     try:
         result = services.opa.query(
             DECISION_PATH,
-            {"action": "health.ready", "actor": "", "resource": {"kind": "instance"},
-             "facts": {}},
+            {"action": "health.ready", "actor": "", "resource": {"kind": "instance"}, "facts": {}},
         )
         loaded = Decision.parse(result).allow
     except OpaUndefined:

@@ -33,12 +33,19 @@ class PostResult:
     created: bool
 
 
-def _authorize_channel(services: Services, uow: UnitOfWork, actor: Actor, action: str,
-                       channel_id: str) -> None:
+def _authorize_channel(
+    services: Services, uow: UnitOfWork, actor: Actor, action: str, channel_id: str
+) -> None:
     facts = uow.facts.bundle([actor.id], [channel_id])
-    authorize(opa=services.opa, engine=services.engine, actor=actor, action=action,
-              resource={"kind": "channel", "id": channel_id}, facts=facts,
-              deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"))
+    authorize(
+        opa=services.opa,
+        engine=services.engine,
+        actor=actor,
+        action=action,
+        resource={"kind": "channel", "id": channel_id},
+        facts=facts,
+        deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
+    )
 
 
 def _main_thread(messages: MessageRepository, channel_id: str) -> ThreadRow:
@@ -48,8 +55,9 @@ def _main_thread(messages: MessageRepository, channel_id: str) -> ThreadRow:
     return thread
 
 
-def _listed_thread(messages: MessageRepository, channel_id: str,
-                   parent_message_id: str | None) -> ThreadRow | None:
+def _listed_thread(
+    messages: MessageRepository, channel_id: str, parent_message_id: str | None
+) -> ThreadRow | None:
     """The thread to list: main, or the one under the parent message in this channel.
 
     ``None`` when the parent is a main-thread message of this channel without a thread
@@ -68,8 +76,9 @@ def _listed_thread(messages: MessageRepository, channel_id: str,
     return None
 
 
-def _target_thread(messages: MessageRepository, channel_id: str,
-                   parent_message_id: str | None) -> ThreadRow:
+def _target_thread(
+    messages: MessageRepository, channel_id: str, parent_message_id: str | None
+) -> ThreadRow:
     """The thread a post goes into, created under a main-thread parent when absent."""
     if parent_message_id is None:
         return _main_thread(messages, channel_id)
@@ -153,8 +162,11 @@ def post_message(
                     [{"path": "body/reply_to_message_id", "message": "not in this thread"}],
                 )
         message_id = messages.insert(
-            thread_id=thread.id, author_id=actor.id, origin=_ORIGIN_BY_KIND[actor.kind],
-            content_md=body["content_md"], reply_to_message_id=reply_to,
+            thread_id=thread.id,
+            author_id=actor.id,
+            origin=_ORIGIN_BY_KIND[actor.kind],
+            content_md=body["content_md"],
+            reply_to_message_id=reply_to,
             client_request_id=client_request_id,
         )
         if message_id is None:
@@ -167,16 +179,15 @@ def post_message(
     return PostResult(message_view(stored), True)
 
 
-def _replay(messages: MessageRepository, message_id: str, channel_id: str,
-            body: dict[str, Any]) -> PostResult:
+def _replay(
+    messages: MessageRepository, message_id: str, channel_id: str, body: dict[str, Any]
+) -> PostResult:
     """The first stored message of a repeated post, or 409 when it went elsewhere.
 
     A key reused for another channel or thread is a client bug, not a retry: answering
     with the old message would tell the client its new post was stored.
     """
     stored = messages.by_ids([message_id])[message_id]
-    if stored.channel_id != channel_id or stored.parent_message_id != body.get(
-        "parent_message_id"
-    ):
+    if stored.channel_id != channel_id or stored.parent_message_id != body.get("parent_message_id"):
         raise Conflict("client_request_id was used for another channel or thread.")
     return PostResult(message_view(stored), False)

@@ -74,15 +74,26 @@ def _backfill_limit(services: Services, run: RunContextFacts) -> int:
     return min(limit, settings.integer("channel.history_backfill_limit_max"))
 
 
-def _evaluate(services: Services, actor: Actor, run: RunContextFacts,
-              messages: list[MessageRow], facts: dict[str, Any]) -> dict[str, Any]:
+def _evaluate(
+    services: Services,
+    actor: Actor,
+    run: RunContextFacts,
+    messages: list[MessageRow],
+    facts: dict[str, Any],
+) -> dict[str, Any]:
     policy_input = {
         "actor": actor.id,
         # policy-input.md: run.triggered_by is absent (never null) without a triggering person.
-        "run": {"id": run.run_id, "agent_id": run.agent_id, "channel_id": run.channel_id,
-                **({"triggered_by": run.triggered_by} if run.triggered_by else {})},
-        "messages": [{"id": m.id, "channel_id": m.channel_id, "author_id": m.author_id,
-                      "origin": m.origin} for m in messages],
+        "run": {
+            "id": run.run_id,
+            "agent_id": run.agent_id,
+            "channel_id": run.channel_id,
+            **({"triggered_by": run.triggered_by} if run.triggered_by else {}),
+        },
+        "messages": [
+            {"id": m.id, "channel_id": m.channel_id, "author_id": m.author_id, "origin": m.origin}
+            for m in messages
+        ],
         "facts": facts,
     }
     result = services.opa.query(EVALUATE_PATH, policy_input)
@@ -94,8 +105,9 @@ def _evaluate(services: Services, actor: Actor, run: RunContextFacts,
     return result
 
 
-def _element(message: MessageRow, item: shaping.ContextItem | None, klass: dict[str, str],
-             delivered: bool) -> dict[str, Any]:
+def _element(
+    message: MessageRow, item: shaping.ContextItem | None, klass: dict[str, str], delivered: bool
+) -> dict[str, Any]:
     return {
         "message_id": message.id,
         "thread_seq": message.thread_seq,
@@ -115,12 +127,15 @@ def _element(message: MessageRow, item: shaping.ContextItem | None, klass: dict[
 
 
 def _items(window: list[MessageRow], part: shaping.ContextPart) -> list[shaping.ContextItem]:
-    return [shaping.ContextItem(message_id=m.id, thread_seq=m.thread_seq,
-                                content_md=m.content_md, part=part) for m in window]
+    return [
+        shaping.ContextItem(
+            message_id=m.id, thread_seq=m.thread_seq, content_md=m.content_md, part=part
+        )
+        for m in window
+    ]
 
 
-def read_run_context(services: Services, actor: Actor, action: str,
-                     run_id: str) -> dict[str, Any]:
+def read_run_context(services: Services, actor: Actor, action: str, run_id: str) -> dict[str, Any]:
     """Build ``run_context.v1`` for ``actor``'s own active run.
 
     Raises:
@@ -138,15 +153,25 @@ def read_run_context(services: Services, actor: Actor, action: str,
         if run is None:
             raise NotFound()
         authorize(
-            opa=services.opa, engine=services.engine, actor=actor, action=action,
-            resource={"kind": "run", "id": run.run_id, "agent_id": run.agent_id,
-                      "channel_id": run.channel_id, "state": run.state},
+            opa=services.opa,
+            engine=services.engine,
+            actor=actor,
+            action=action,
+            resource={
+                "kind": "run",
+                "id": run.run_id,
+                "agent_id": run.agent_id,
+                "channel_id": run.channel_id,
+                "state": run.state,
+            },
             facts=uow.facts.bundle([actor.id], [run.channel_id]),
             deny_window_seconds=settings.integer("audit.deny_aggregate_window"),
         )
         if run.trigger_kind != "message":
-            log.error("run context for a run without a triggering message",
-                      extra={"run_id": run.run_id, "trigger_kind": run.trigger_kind})
+            log.error(
+                "run context for a run without a triggering message",
+                extra={"run_id": run.run_id, "trigger_kind": run.trigger_kind},
+            )
             raise InternalError()
         if run.triggering_message_id is None:
             raise NotFound()
@@ -166,17 +191,24 @@ def read_run_context(services: Services, actor: Actor, action: str,
         thread_window = _EMPTY
         if trigger_in_thread:
             thread_window = messages_repo.window(
-                run.thread_id, after_seq=floor, before_seq=trigger.thread_seq, limit=limit,
+                run.thread_id,
+                after_seq=floor,
+                before_seq=trigger.thread_seq,
+                limit=limit,
                 exclude_author_id=run.agent_id if plan.exclude_own_messages else None,
             )
         # Channel context only when the parent lies in the thread's current channel: after
         # a move, content of the source channel must not reach the target's readers.
-        build_channel = (plan.want_channel_context and parent is not None
-                         and parent.channel_id == run.channel_id)
+        build_channel = (
+            plan.want_channel_context and parent is not None and parent.channel_id == run.channel_id
+        )
         channel_window = _EMPTY
         if build_channel and parent is not None:
             channel_window = messages_repo.window(
-                parent.thread_id, after_seq=0, before_seq=parent.thread_seq, limit=limit,
+                parent.thread_id,
+                after_seq=0,
+                before_seq=parent.thread_seq,
+                limit=limit,
                 exclude_author_id=None,
             )
         candidates = [trigger, *channel_window.items, *thread_window.items]
@@ -195,10 +227,15 @@ def read_run_context(services: Services, actor: Actor, action: str,
         if dropped:
             # The windows come from the checked run's own thread; a denial here means
             # SQL and policy disagree. Drop the items and say so, with counts only.
-            log.error("filter mismatch", extra={"action": "message.read",
-                                                "resource_kind": "message",
-                                                "reason": "filter_mismatch",
-                                                "dropped": dropped})
+            log.error(
+                "filter mismatch",
+                extra={
+                    "action": "message.read",
+                    "resource_kind": "message",
+                    "reason": "filter_mismatch",
+                    "dropped": dropped,
+                },
+            )
         shaped = shaping.shape_windows(
             _items(channel_rows, shaping.ContextPart.CHANNEL),
             _items(thread_rows, shaping.ContextPart.THREAD),
@@ -216,8 +253,10 @@ def read_run_context(services: Services, actor: Actor, action: str,
     rows = {m.id: m for m in candidates}
 
     def elements(items: list[shaping.ContextItem]) -> list[dict[str, Any]]:
-        return [_element(rows[i.message_id], i, classes[i.message_id],
-                         i.message_id in delivered) for i in items]
+        return [
+            _element(rows[i.message_id], i, classes[i.message_id], i.message_id in delivered)
+            for i in items
+        ]
 
     return {
         "run_id": run.run_id,

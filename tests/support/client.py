@@ -51,14 +51,16 @@ class ApiClient:
         """A client for the same server with another bearer token."""
         return ApiClient(self.base_url, token)
 
-    def request(self, method: str, path: str, *, validate: bool = True,
-                **kwargs: Any) -> requests.Response:
+    def request(
+        self, method: str, path: str, *, validate: bool = True, **kwargs: Any
+    ) -> requests.Response:
         """Send a request; validate the response unless ``validate`` is False."""
         headers = dict(kwargs.pop("headers", {}))
         if self.token is not None:
             headers.setdefault("Authorization", f"Bearer {self.token}")
-        response = self.session.request(method, self.base_url + path, headers=headers,
-                                        timeout=30, **kwargs)
+        response = self.session.request(
+            method, self.base_url + path, headers=headers, timeout=30, **kwargs
+        )
         if validate:
             self.validate(response)
         return response

@@ -84,15 +84,25 @@ class PostgresCluster:
         if self._as_postgres:
             uid = pwd.getpwnam("postgres").pw_uid
             os.chown(self.datadir, uid, -1)
-        self._run("initdb", "-D", str(pgdata), "-U", "postgres", "--auth=trust",
-                  "-E", "UTF8", "--no-sync")
+        self._run(
+            "initdb", "-D", str(pgdata), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"
+        )
         options = (
             f"-p {self.port} -k {self.datadir} -c listen_addresses=127.0.0.1 "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
             "-c max_connections=200"
         )
-        self._run("pg_ctl", "-D", str(pgdata), "-o", options, "-l",
-                  str(self.datadir / "server.log"), "-w", "start")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(pgdata),
+            "-o",
+            options,
+            "-l",
+            str(self.datadir / "server.log"),
+            "-w",
+            "start",
+        )
         return self
 
     def stop(self) -> None:
@@ -126,12 +136,18 @@ class OpaServer:
         log = self.log_path.open("ab")
         self._process = subprocess.Popen(
             [
-                str(self.binary), "run", "--server",
-                "--addr", f"127.0.0.1:{self.port}",
-                "--config-file", str(REPO_ROOT / "deploy" / "opa" / "config.yaml"),
-                "--log-format", "json",
+                str(self.binary),
+                "run",
+                "--server",
+                "--addr",
+                f"127.0.0.1:{self.port}",
+                "--config-file",
+                str(REPO_ROOT / "deploy" / "opa" / "config.yaml"),
+                "--log-format",
+                "json",
                 # Serve the policies, not their unit tests.
-                "--ignore", "*_test.rego",
+                "--ignore",
+                "*_test.rego",
                 str(self.policies),
             ],
             stdout=log,

@@ -43,9 +43,14 @@ def test_the_schema_names_every_key_the_foundation_needs_once() -> None:
 
     assert len(names) == len(set(names))
     assert {
-        "database.url", "opa.url", "opa.timeout_seconds", "port",
-        "agent.context_max_bytes", "agent.context_message_max_bytes",
-        "channel.history_backfill_limit_default", "channel.history_backfill_limit_max",
+        "database.url",
+        "opa.url",
+        "opa.timeout_seconds",
+        "port",
+        "agent.context_max_bytes",
+        "agent.context_message_max_bytes",
+        "channel.history_backfill_limit_default",
+        "channel.history_backfill_limit_max",
         "audit.deny_aggregate_window",
     } <= set(names)
     assert len({key.env_name for key in SCHEMA}) == len(names)
@@ -65,10 +70,15 @@ def test_defaults_apply_without_file_or_environment() -> None:
 
 
 def test_the_environment_overrides_the_defaults() -> None:
-    settings = load_settings(environ={
-        "AGENT_CONTEXT_MAX_BYTES": "4096", "DATABASE_URL": "postgresql://db/x",
-        "OPA_URL": "http://opa:8181", "PORT": "9000", "OPA_TIMEOUT_SECONDS": "0.25",
-    })
+    settings = load_settings(
+        environ={
+            "AGENT_CONTEXT_MAX_BYTES": "4096",
+            "DATABASE_URL": "postgresql://db/x",
+            "OPA_URL": "http://opa:8181",
+            "PORT": "9000",
+            "OPA_TIMEOUT_SECONDS": "0.25",
+        }
+    )
 
     assert settings.integer("agent.context_max_bytes") == 4096
     assert settings.text("database.url") == "postgresql://db/x"
@@ -91,8 +101,10 @@ def test_the_file_overrides_defaults_and_the_environment_overrides_the_file(
     assert settings.integer("agent.context_max_bytes") == 2048
     assert settings.integer("channel.history_backfill_limit_max") == 40
     assert settings.integer("port") == 9090
-    assert settings.integer("audit.deny_aggregate_window") == _key(
-        "audit.deny_aggregate_window").default
+    assert (
+        settings.integer("audit.deny_aggregate_window")
+        == _key("audit.deny_aggregate_window").default
+    )
 
 
 def test_an_explicit_config_file_argument_wins_over_config_file_in_the_environment(
@@ -160,9 +172,13 @@ def test_a_value_below_the_minimum_is_rejected_naming_key_and_source(
 
 
 def test_the_minimum_itself_is_accepted() -> None:
-    settings = load_settings(environ={"CHANNEL_HISTORY_BACKFILL_LIMIT_DEFAULT": "0",
-                                      "RATE_LIMIT_CHAT_PER_MINUTE": "0",
-                                      "AGENT_CONTEXT_MAX_BYTES": "1"})
+    settings = load_settings(
+        environ={
+            "CHANNEL_HISTORY_BACKFILL_LIMIT_DEFAULT": "0",
+            "RATE_LIMIT_CHAT_PER_MINUTE": "0",
+            "AGENT_CONTEXT_MAX_BYTES": "1",
+        }
+    )
 
     assert settings.integer("channel.history_backfill_limit_default") == 0
     assert settings.integer("rate_limit.chat.per_minute") == 0

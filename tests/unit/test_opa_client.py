@@ -74,9 +74,13 @@ def test_a_query_posts_the_input_to_the_data_path_and_returns_the_result(stub: S
     result = client.query("authz/decision", {"action": "health.ready", "n": [1, 2]})
 
     assert result == {"allow": True, "reason": "allowed", "status": 200}
-    assert stub.seen == [("/v1/data/authz/decision",
-                          {"input": {"action": "health.ready", "n": [1, 2]}},
-                          "application/json")]
+    assert stub.seen == [
+        (
+            "/v1/data/authz/decision",
+            {"input": {"action": "health.ready", "n": [1, 2]}},
+            "application/json",
+        )
+    ]
 
 
 @pytest.mark.parametrize("result", [False, [], {}, 0, ""])
@@ -161,8 +165,10 @@ def test_calls_are_counted_whether_they_succeed_or_fail(stub: Stub) -> None:
 def test_calls_are_counted_exactly_under_concurrency(stub: Stub) -> None:
     client = OpaClient(stub.url, timeout=5.0, pool_size=4)
 
-    threads = [threading.Thread(target=lambda: [client.query("a/b", {}) for _ in range(5)])
-               for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: [client.query("a/b", {}) for _ in range(5)])
+        for _ in range(8)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -175,8 +181,12 @@ def test_calls_are_counted_exactly_under_concurrency(stub: Stub) -> None:
 def test_errors_name_the_path_but_never_the_input(stub: Stub) -> None:
     client = OpaClient(stub.url, timeout=0.2)
     failures: list[str] = []
-    for status, body, delay in ((500, {"message": CANARY}, 0.0), (200, {}, 0.0),
-                                (200, b"x", 0.0), (200, {"result": 1}, 1.0)):
+    for status, body, delay in (
+        (500, {"message": CANARY}, 0.0),
+        (200, {}, 0.0),
+        (200, b"x", 0.0),
+        (200, {"result": 1}, 1.0),
+    ):
         stub.answer(status, body, delay)
         with pytest.raises(OpaUnavailable) as caught:
             client.query("authz/decision", {"content": CANARY})
@@ -236,8 +246,12 @@ def test_an_injected_session_gets_the_configured_timeout_and_a_pooled_adapter() 
 
 @pytest.mark.parametrize(
     "failure",
-    [requests.ConnectionError("refused"), requests.Timeout("slow"),
-     requests.exceptions.ChunkedEncodingError("cut"), requests.TooManyRedirects("loop")],
+    [
+        requests.ConnectionError("refused"),
+        requests.Timeout("slow"),
+        requests.exceptions.ChunkedEncodingError("cut"),
+        requests.TooManyRedirects("loop"),
+    ],
 )
 def test_a_transport_failure_of_the_session_raises_unavailable(failure: Exception) -> None:
     client = OpaClient("http://opa:8181", timeout=1.0, session=FakeSession(failure))
@@ -250,8 +264,9 @@ def test_a_transport_failure_of_the_session_raises_unavailable(failure: Exceptio
 
 
 def test_a_body_that_does_not_parse_raises_unavailable_with_an_injected_session() -> None:
-    client = OpaClient("http://opa:8181", timeout=1.0,
-                       session=FakeSession(FakeResponse(200, ValueError("bad"))))
+    client = OpaClient(
+        "http://opa:8181", timeout=1.0, session=FakeSession(FakeResponse(200, ValueError("bad")))
+    )
 
     with pytest.raises(OpaUnavailable, match="non-JSON"):
         client.query("authz/decision", {})

@@ -29,8 +29,10 @@ from app.http.routes import load_spec
 ERRORS: list[ApiError] = [
     Unauthenticated(),
     InvalidRequest("The request body is not valid JSON."),
-    ValidationFailed("The request body does not match the schema.",
-                     [{"path": "body/content_md", "message": "violates 'minLength'"}]),
+    ValidationFailed(
+        "The request body does not match the schema.",
+        [{"path": "body/content_md", "message": "violates 'minLength'"}],
+    ),
     NotFound(),
     Forbidden("no_grant"),
     Conflict(),
@@ -59,8 +61,7 @@ def _serve(error: ApiError, incoming_id: str | None = None) -> tuple[dict[str, A
         messages.append(message)
 
     headers = [] if incoming_id is None else [(b"x-correlation-id", incoming_id.encode())]
-    scope = {"type": "http", "method": "GET", "path": "/", "headers": headers,
-             "query_string": b""}
+    scope = {"type": "http", "method": "GET", "path": "/", "headers": headers, "query_string": b""}
     asyncio.run(CorrelationMiddleware(app)(scope, receive, send))
     start = next(m for m in messages if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
@@ -108,7 +109,8 @@ def test_only_a_403_carries_a_reason() -> None:
 def test_errors_are_listed_only_on_a_422_that_has_them() -> None:
     assert "errors" not in problem_body(ValidationFailed())
     assert problem_body(ERRORS[2])["errors"] == [
-        {"path": "body/content_md", "message": "violates 'minLength'"}]
+        {"path": "body/content_md", "message": "violates 'minLength'"}
+    ]
     assert "errors" not in problem_body(InvalidRequest())
 
 

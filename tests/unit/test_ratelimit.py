@@ -27,7 +27,8 @@ class Clock:
 
 def _limiter(clock: Clock, **per_minute: int) -> RateLimiter:
     settings = load_settings(environ={}).replace(
-        **{f"rate_limit.{name}.per_minute": value for name, value in per_minute.items()})
+        **{f"rate_limit.{name}.per_minute": value for name, value in per_minute.items()}
+    )
     return RateLimiter(settings, clock=clock)
 
 
@@ -122,9 +123,12 @@ def test_a_limit_of_zero_disables_the_class() -> None:
 def test_every_limited_class_of_the_contract_has_a_limit_key() -> None:
     limiter = _limiter(Clock())
     spec = load_spec()
-    classes = {operation["x-rate-limit-class"] for item in spec["paths"].values()
-               for operation in item.values() if isinstance(operation, dict)
-               and "x-rate-limit-class" in operation}
+    classes = {
+        operation["x-rate-limit-class"]
+        for item in spec["paths"].values()
+        for operation in item.values()
+        if isinstance(operation, dict) and "x-rate-limit-class" in operation
+    }
 
     assert {"agent_runtime", "chat", "admin", "authz", "health"} <= classes
     # health probes are never limited (app/http/ratelimit.py); the others have a key.

@@ -31,8 +31,7 @@ def _schema(name: str) -> dict[str, Any]:
 
 
 def _body_validator(name: str = "PostMessageRequest") -> ProblemJSONBodyValidator:
-    return ProblemJSONBodyValidator(schema=_schema(name), encoding="utf-8",
-                                    strict_validation=True)
+    return ProblemJSONBodyValidator(schema=_schema(name), encoding="utf-8", strict_validation=True)
 
 
 def _errors(body: Any, name: str = "PostMessageRequest") -> list[dict[str, str]]:
@@ -62,7 +61,8 @@ def test_an_unknown_field_is_named_but_its_value_is_not() -> None:
 
 def test_a_missing_required_field_is_named() -> None:
     assert _errors({"client_request_id": SECRET}) == [
-        {"path": "body", "message": "missing required field(s): content_md"}]
+        {"path": "body", "message": "missing required field(s): content_md"}
+    ]
 
 
 @pytest.mark.parametrize(
@@ -71,10 +71,12 @@ def test_a_missing_required_field_is_named() -> None:
         ({"content_md": ""}, "body/content_md", "minLength"),
         ({"content_md": SECRET * 10_000}, "body/content_md", "maxLength"),
         ({"content_md": 5}, "body/content_md", "type"),
-        ({"content_md": "x", "client_request_id": f"{SECRET} !"}, "body/client_request_id",
-         "pattern"),
-        ({"content_md": "x", "reply_to_message_id": SECRET}, "body/reply_to_message_id",
-         "format"),
+        (
+            {"content_md": "x", "client_request_id": f"{SECRET} !"},
+            "body/client_request_id",
+            "pattern",
+        ),
+        ({"content_md": "x", "reply_to_message_id": SECRET}, "body/reply_to_message_id", "format"),
     ],
 )
 def test_a_violation_names_the_path_and_keyword_without_the_value(
@@ -89,17 +91,27 @@ def test_a_violation_names_the_path_and_keyword_without_the_value(
 def test_every_violation_is_listed_sorted_by_path() -> None:
     errors = _errors({"content_md": "", "parent_message_id": "nope", "reply_to_message_id": 3})
 
-    assert [e["path"] for e in errors] == ["body/content_md", "body/parent_message_id",
-                                           "body/reply_to_message_id"]
+    assert [e["path"] for e in errors] == [
+        "body/content_md",
+        "body/parent_message_id",
+        "body/reply_to_message_id",
+    ]
 
 
 def test_nested_paths_are_joined_with_slashes() -> None:
-    errors = _errors({"subject": {"kind": "principal", "id": SECRET},
-                      "target": {"kind": "galaxy", "id": str(uuid.uuid4())}, "level": "read"},
-                     name="CreateGrantRequest")
+    errors = _errors(
+        {
+            "subject": {"kind": "principal", "id": SECRET},
+            "target": {"kind": "galaxy", "id": str(uuid.uuid4())},
+            "level": "read",
+        },
+        name="CreateGrantRequest",
+    )
 
-    assert errors == [{"path": "body/subject/id", "message": "violates 'format'"},
-                      {"path": "body/target/kind", "message": "violates 'enum'"}]
+    assert errors == [
+        {"path": "body/subject/id", "message": "violates 'format'"},
+        {"path": "body/target/kind", "message": "violates 'enum'"},
+    ]
 
 
 def test_a_body_that_is_not_an_object_is_422() -> None:
@@ -111,8 +123,9 @@ def test_an_absent_body_is_400() -> None:
         _body_validator()._validate(None)
 
 
-@pytest.mark.parametrize("raw", [b'{"content_md": "' + SECRET.encode(), b"{,}", b"\xff\xfe",
-                                 b"[1,]"])
+@pytest.mark.parametrize(
+    "raw", [b'{"content_md": "' + SECRET.encode(), b"{,}", b"\xff\xfe", b"[1,]"]
+)
 def test_unparsable_json_is_400_without_the_text(raw: bytes) -> None:
     with pytest.raises(InvalidRequest) as caught:
         _parse(raw)
@@ -127,8 +140,7 @@ def test_parsable_json_is_returned_and_an_empty_body_is_none() -> None:
 
 
 def test_field_error_never_quotes_the_instance_where_jsonschema_would() -> None:
-    validator = Draft4RequestValidator(_schema("PostMessageRequest"),
-                                       format_checker=FORMAT_CHECKER)
+    validator = Draft4RequestValidator(_schema("PostMessageRequest"), format_checker=FORMAT_CHECKER)
     errors = list(validator.iter_errors({"content_md": [SECRET], "note": SECRET}))
 
     assert any(SECRET in error.message for error in errors)

@@ -391,8 +391,13 @@ def upgrade() -> None:
     op.create_unique_constraint(
         "uq_grants_subject_target_level",
         "grants",
-        ["subject_principal_id", "subject_group_id", "target_space_id", "target_channel_id",
-         "level"],
+        [
+            "subject_principal_id",
+            "subject_group_id",
+            "target_space_id",
+            "target_channel_id",
+            "level",
+        ],
         postgresql_nulls_not_distinct=True,
     )
     op.create_table(

@@ -22,20 +22,37 @@ from tests.support.world import demo_world, load
 def extended_world() -> dict[str, Any]:
     """The demo world with a read-only person, a person without grants, an archive."""
     world = demo_world()
-    world["people"].extend([
-        {"handle": "reader", "display_name": "Reader", "email": "reader@example.com",
-         "token": "tok-reader"},
-        {"handle": "newbie", "display_name": "Newbie", "email": "newbie@example.com",
-         "token": "tok-newbie"},
-    ])
+    world["people"].extend(
+        [
+            {
+                "handle": "reader",
+                "display_name": "Reader",
+                "email": "reader@example.com",
+                "token": "tok-reader",
+            },
+            {
+                "handle": "newbie",
+                "display_name": "Newbie",
+                "email": "newbie@example.com",
+                "token": "tok-newbie",
+            },
+        ]
+    )
     support = next(space for space in world["spaces"] if space["name"] == "support")
-    support["channels"].append({
-        "name": "archive", "archived": True,
-        "messages": [{"key": "a1", "author": "sam", "content": "Archived note."}],
-    })
+    support["channels"].append(
+        {
+            "name": "archive",
+            "archived": True,
+            "messages": [{"key": "a1", "author": "sam", "content": "Archived note."}],
+        }
+    )
     world["grants"].append(
-        {"key": "g-reader-general", "subject": "reader", "target": "channel:support/general",
-         "level": "read"}
+        {
+            "key": "g-reader-general",
+            "subject": "reader",
+            "target": "channel:support/general",
+            "level": "read",
+        }
     )
     return world
 

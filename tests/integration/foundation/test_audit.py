@@ -33,8 +33,9 @@ def test_a_repeated_denial_shares_one_audit_row_with_a_count(
     _away_from_window_edge(LONG_WINDOW)
 
     for _ in range(2):
-        response = reader.post(messages_path(ids["support/general"]),
-                               json={"content_md": "denied post"})
+        response = reader.post(
+            messages_path(ids["support/general"]), json={"content_md": "denied post"}
+        )
         assert response.status_code == 403
         assert response.json()["reason"] == "no_grant"
 
@@ -50,12 +51,15 @@ def test_a_second_actor_gets_its_own_audit_row(
     service = make_service(**{"audit.deny_aggregate_window": LONG_WINDOW})
     _away_from_window_edge(LONG_WINDOW)
 
-    service.client("tok-reader").post(messages_path(ids["support/general"]),
-                                      json={"content_md": "a"})
-    service.client("tok-writer").post(messages_path(ids["marketing/campaigns"]),
-                                      json={"content_md": "b"})
-    service.client("tok-writer").post(messages_path(ids["marketing/campaigns"]),
-                                      json={"content_md": "c"})
+    service.client("tok-reader").post(
+        messages_path(ids["support/general"]), json={"content_md": "a"}
+    )
+    service.client("tok-writer").post(
+        messages_path(ids["marketing/campaigns"]), json={"content_md": "b"}
+    )
+    service.client("tok-writer").post(
+        messages_path(ids["marketing/campaigns"]), json={"content_md": "c"}
+    )
 
     rows = {row[0]: row[1:6] for row in sql(AUDIT_ROWS)}
     assert rows == {
@@ -72,10 +76,14 @@ def test_a_different_action_or_reason_of_the_same_actor_gets_its_own_row(
     writer = service.client("tok-writer")
 
     assert writer.get(messages_path(ids["marketing/campaigns"])).status_code == 404
-    assert writer.post(messages_path(ids["marketing/campaigns"]),
-                       json={"content_md": "x"}).status_code == 404
-    assert writer.patch(f"/api/v1/admin/spaces/{ids['support']}",
-                        json={"archived": True}).status_code == 403
+    assert (
+        writer.post(messages_path(ids["marketing/campaigns"]), json={"content_md": "x"}).status_code
+        == 404
+    )
+    assert (
+        writer.patch(f"/api/v1/admin/spaces/{ids['support']}", json={"archived": True}).status_code
+        == 403
+    )
 
     rows = sorted(row[1:6] for row in sql(AUDIT_ROWS))
     assert rows == [
@@ -108,14 +116,21 @@ def test_an_allowed_request_writes_no_audit_row(
 ) -> None:
     service = make_service()
 
-    assert service.client("tok-writer").post(
-        messages_path(ids["support/general"]), json={"content_md": "allowed"}
-    ).status_code == 201
-    assert service.client("tok-reader").get(
-        messages_path(ids["support/general"])).status_code == 200
-    assert service.client("tok-robin").patch(
-        f"/api/v1/admin/channels/{ids['support/other']}", json={"auto_thread": True}
-    ).status_code == 200
+    assert (
+        service.client("tok-writer")
+        .post(messages_path(ids["support/general"]), json={"content_md": "allowed"})
+        .status_code
+        == 201
+    )
+    assert (
+        service.client("tok-reader").get(messages_path(ids["support/general"])).status_code == 200
+    )
+    assert (
+        service.client("tok-robin")
+        .patch(f"/api/v1/admin/channels/{ids['support/other']}", json={"auto_thread": True})
+        .status_code
+        == 200
+    )
 
     assert sql(AUDIT_ROWS) == []
 
@@ -126,8 +141,11 @@ def test_a_rejected_request_that_reaches_no_decision_writes_no_audit_row(
     service = make_service()
 
     service.client().get(messages_path(ids["support/general"]))
-    service.client("tok-writer").post(messages_path(ids["support/general"]), data=b"{",
-                                      headers={"Content-Type": "application/json"})
+    service.client("tok-writer").post(
+        messages_path(ids["support/general"]),
+        data=b"{",
+        headers={"Content-Type": "application/json"},
+    )
 
     assert sql(AUDIT_ROWS) == []
 
@@ -137,8 +155,9 @@ def test_audit_rows_hold_no_handle_display_name_email_or_content(
 ) -> None:
     service = make_service()
     secret = "audit-canary-content-4f1e"
-    service.client("tok-reader").post(messages_path(ids["support/general"]),
-                                      json={"content_md": secret})
+    service.client("tok-reader").post(
+        messages_path(ids["support/general"]), json={"content_md": secret}
+    )
     service.client("tok-writer").get(messages_path(ids["marketing/campaigns"]))
     service.client("tok-alex").delete(f"/api/v1/admin/messages/{ids['m1']}")
 
@@ -152,7 +171,21 @@ def test_audit_rows_hold_no_handle_display_name_email_or_content(
         forbidden |= {agent["handle"], agent["display_name"]}
     for word in sorted(forbidden - {""}):
         assert word.lower() not in dump, word
-    columns = {row[0] for row in sql(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = 'audit_log'")}
-    assert columns == {"id", "actor_id", "action", "resource_kind", "reason", "status",
-                       "window_start", "count", "first_at", "last_at"}
+    columns = {
+        row[0]
+        for row in sql(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'audit_log'"
+        )
+    }
+    assert columns == {
+        "id",
+        "actor_id",
+        "action",
+        "resource_kind",
+        "reason",
+        "status",
+        "window_start",
+        "count",
+        "first_at",
+        "last_at",
+    }

@@ -43,10 +43,12 @@ def test_a_request_without_a_valid_bearer_token_answers_401_unauthenticated(
     client = service.client()
 
     listed = client.get(messages_path(ids["support/general"]), headers=headers)
-    posted = client.post(messages_path(ids["support/general"]), headers=headers,
-                         json={"content_md": "hello"})
-    admin = client.patch(f"/api/v1/admin/spaces/{ids['support']}", headers=headers,
-                         json={"archived": True})
+    posted = client.post(
+        messages_path(ids["support/general"]), headers=headers, json={"content_md": "hello"}
+    )
+    admin = client.patch(
+        f"/api/v1/admin/spaces/{ids['support']}", headers=headers, json={"archived": True}
+    )
 
     for response in (listed, posted, admin):
         _assert_unauthenticated(response)
@@ -63,15 +65,19 @@ def test_a_401_writes_nothing(make_service: Any, ids: dict[str, str], sql: Any) 
     _assert_unauthenticated(response)
     assert sql("SELECT count(*) FROM messages")[0][0] == before
     assert sql("SELECT count(*) FROM audit_log")[0][0] == 0
-    assert sql("SELECT archived_at FROM spaces WHERE id = CAST(:id AS uuid)",
-               id=ids["support"])[0][0] is None
+    assert (
+        sql("SELECT archived_at FROM spaces WHERE id = CAST(:id AS uuid)", id=ids["support"])[0][0]
+        is None
+    )
 
 
 def test_a_token_of_a_revoked_row_answers_401(
     make_service: Any, ids: dict[str, str], sql: Any
 ) -> None:
-    sql("UPDATE api_tokens SET revoked_at = now() WHERE principal_id = CAST(:id AS uuid)",
-        id=ids["sam"])
+    sql(
+        "UPDATE api_tokens SET revoked_at = now() WHERE principal_id = CAST(:id AS uuid)",
+        id=ids["sam"],
+    )
     service = make_service()
 
     _assert_unauthenticated(service.client("tok-sam").get(messages_path(ids["support/general"])))
@@ -83,10 +89,12 @@ def test_a_safe_incoming_correlation_id_is_echoed_in_header_and_problem_body(
     service = make_service()
     incoming = "trace-0123456789.abc_DEF"
 
-    ok = service.client("tok-robin").get(messages_path(ids["support/general"]),
-                                         headers={"X-Correlation-Id": incoming})
-    problem = service.client().get(messages_path(ids["support/general"]),
-                                   headers={"X-Correlation-Id": incoming})
+    ok = service.client("tok-robin").get(
+        messages_path(ids["support/general"]), headers={"X-Correlation-Id": incoming}
+    )
+    problem = service.client().get(
+        messages_path(ids["support/general"]), headers={"X-Correlation-Id": incoming}
+    )
 
     assert ok.status_code == 200
     assert ok.headers["X-Correlation-Id"] == incoming
@@ -110,8 +118,9 @@ def test_an_unsafe_incoming_correlation_id_is_replaced(
 ) -> None:
     service = make_service()
 
-    response = service.client().get(messages_path(ids["support/general"]),
-                                    headers={"X-Correlation-Id": incoming})
+    response = service.client().get(
+        messages_path(ids["support/general"]), headers={"X-Correlation-Id": incoming}
+    )
 
     replaced = response.headers["X-Correlation-Id"]
     assert replaced != incoming
@@ -125,8 +134,10 @@ def test_every_response_gets_a_fresh_correlation_id_without_an_incoming_one(
     service = make_service()
     client = service.client("tok-robin")
 
-    seen = {client.get(messages_path(ids["support/general"])).headers["X-Correlation-Id"]
-            for _ in range(3)}
+    seen = {
+        client.get(messages_path(ids["support/general"])).headers["X-Correlation-Id"]
+        for _ in range(3)
+    }
     seen.add(client.get("/healthz").headers["X-Correlation-Id"])
 
     assert len(seen) == 4
@@ -139,10 +150,14 @@ def test_authentication_comes_before_request_validation(
     service = make_service()
     anonymous = service.client()
 
-    invalid_body = anonymous.post(messages_path(ids["support/general"]),
-                                  json={"content_md": "", "bogus": 1})
-    malformed = anonymous.post(messages_path(ids["support/general"]), data=b"{",
-                               headers={"Content-Type": "application/json"})
+    invalid_body = anonymous.post(
+        messages_path(ids["support/general"]), json={"content_md": "", "bogus": 1}
+    )
+    malformed = anonymous.post(
+        messages_path(ids["support/general"]),
+        data=b"{",
+        headers={"Content-Type": "application/json"},
+    )
     bad_path = anonymous.get("/api/v1/channels/not-a-uuid/messages")
     bad_query = anonymous.get(messages_path(ids["support/general"]), params={"x": "1"})
 

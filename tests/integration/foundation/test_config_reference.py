@@ -11,8 +11,14 @@ from tests.support.services import REPO_ROOT
 
 
 def _config_doc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app", "config-doc", *args], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "app", "config-doc", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_the_configuration_reference_is_current() -> None:

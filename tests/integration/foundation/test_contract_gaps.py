@@ -27,10 +27,12 @@ def test_a_before_message_id_outside_the_listed_thread_answers_404(
     service = make_service()
     alex = service.client("tok-alex")
 
-    in_thread = alex.get(messages_path(ids["support/general"]),
-                         params={"before_message_id": ids["m4"]})
-    unknown = alex.get(messages_path(ids["support/general"]),
-                       params={"before_message_id": str(uuid.uuid4())})
+    in_thread = alex.get(
+        messages_path(ids["support/general"]), params={"before_message_id": ids["m4"]}
+    )
+    unknown = alex.get(
+        messages_path(ids["support/general"]), params={"before_message_id": str(uuid.uuid4())}
+    )
 
     assert (in_thread.status_code, unknown.status_code) == (404, 404)
 
@@ -41,8 +43,9 @@ def test_a_parent_message_without_a_thread_yet_lists_an_empty_page(
     # listChannelMessages: "a parent message without a thread yet gives an empty page".
     service = make_service()
 
-    response = service.client("tok-alex").get(messages_path(ids["support/general"]),
-                                              params={"parent_message_id": ids["m2"]})
+    response = service.client("tok-alex").get(
+        messages_path(ids["support/general"]), params={"parent_message_id": ids["m2"]}
+    )
 
     assert response.status_code == 200
     assert response.json() == {"items": [], "has_more": False}
@@ -58,7 +61,8 @@ def test_a_reply_to_message_id_that_names_no_message_answers_404(
 
     response = service.client("tok-alex").post(
         messages_path(ids["support/general"]),
-        json={"content_md": "x", "reply_to_message_id": str(uuid.uuid4())})
+        json={"content_md": "x", "reply_to_message_id": str(uuid.uuid4())},
+    )
 
     assert response.status_code == 404
 
@@ -70,15 +74,20 @@ def test_a_client_request_id_used_in_another_channel_answers_409(
     # in another channel or thread."
     service = make_service()
     robin = service.client("tok-robin")
-    first = robin.post(messages_path(ids["support/general"]),
-                       json={"content_md": "in general", "client_request_id": "k-1"})
+    first = robin.post(
+        messages_path(ids["support/general"]),
+        json={"content_md": "in general", "client_request_id": "k-1"},
+    )
     assert first.status_code == 201
 
-    other_channel = robin.post(messages_path(ids["support/other"]),
-                               json={"content_md": "in other", "client_request_id": "k-1"})
-    other_thread = robin.post(messages_path(ids["support/general"]),
-                              json={"content_md": "in t1", "client_request_id": "k-1",
-                                    "parent_message_id": ids["m1"]})
+    other_channel = robin.post(
+        messages_path(ids["support/other"]),
+        json={"content_md": "in other", "client_request_id": "k-1"},
+    )
+    other_thread = robin.post(
+        messages_path(ids["support/general"]),
+        json={"content_md": "in t1", "client_request_id": "k-1", "parent_message_id": ids["m1"]},
+    )
 
     assert (other_channel.status_code, other_thread.status_code) == (409, 409)
     assert other_channel.json()["code"] == "conflict"
@@ -91,13 +100,13 @@ def test_a_moved_thread_can_be_posted_into_where_it_can_be_listed(
     # its new channel works (parent_message_id); posting into it the same way must too.
     service = make_service()
     robin = service.client("tok-robin")
-    robin.post(f"/api/v1/admin/threads/{ids['t1']}/move",
-               json={"channel_id": ids["support/other"]})
+    robin.post(f"/api/v1/admin/threads/{ids['t1']}/move", json={"channel_id": ids["support/other"]})
 
-    listed = robin.get(messages_path(ids["support/other"]),
-                       params={"parent_message_id": ids["m1"]})
-    posted = robin.post(messages_path(ids["support/other"]),
-                        json={"content_md": "after the move", "parent_message_id": ids["m1"]})
+    listed = robin.get(messages_path(ids["support/other"]), params={"parent_message_id": ids["m1"]})
+    posted = robin.post(
+        messages_path(ids["support/other"]),
+        json={"content_md": "after the move", "parent_message_id": ids["m1"]},
+    )
 
     assert listed.status_code == 200
     assert posted.status_code == 201
@@ -110,8 +119,11 @@ def test_an_identical_grant_answers_409(make_service: Any, ids: dict[str, str]) 
     # adminCreateGrant: "409 when an identical grant (same subject, target and level)
     # exists."
     service = make_service()
-    body = {"subject": {"kind": "principal", "id": ids["newbie"]},
-            "target": {"kind": "channel", "id": ids["support/general"]}, "level": "read"}
+    body = {
+        "subject": {"kind": "principal", "id": ids["newbie"]},
+        "target": {"kind": "channel", "id": ids["support/general"]},
+        "level": "read",
+    }
     robin = service.client("tok-robin")
 
     first = robin.post("/api/v1/admin/grants", json=body)
@@ -126,7 +138,8 @@ def test_moving_a_main_thread_answers_409(make_service: Any, ids: dict[str, str]
 
     response = service.client("tok-robin").post(
         f"/api/v1/admin/threads/{ids['support/general#main']}/move",
-        json={"channel_id": ids["support/other"]})
+        json={"channel_id": ids["support/other"]},
+    )
 
     assert response.status_code == 409
 
@@ -135,16 +148,22 @@ def test_moving_a_thread_into_a_dm_channel_answers_409(
     make_service: Any, ids: dict[str, str], sql: Any
 ) -> None:
     # adminMoveThread: "409 when ... the target is a DM channel."
-    dm = sql("INSERT INTO channels (space_id, name, kind) VALUES (CAST(:s AS uuid), 'dm-1', "
-             "'dm') RETURNING id::text", s=ids["support"])[0][0]
+    dm = sql(
+        "INSERT INTO channels (space_id, name, kind) VALUES (CAST(:s AS uuid), 'dm-1', "
+        "'dm') RETURNING id::text",
+        s=ids["support"],
+    )[0][0]
     service = make_service()
 
-    response = service.client("tok-robin").post(f"/api/v1/admin/threads/{ids['t1']}/move",
-                                                json={"channel_id": dm})
+    response = service.client("tok-robin").post(
+        f"/api/v1/admin/threads/{ids['t1']}/move", json={"channel_id": dm}
+    )
 
     assert response.status_code == 409
-    assert sql("SELECT channel_id::text FROM threads WHERE id = CAST(:t AS uuid)",
-               t=ids["t1"])[0][0] == ids["support/general"]
+    assert (
+        sql("SELECT channel_id::text FROM threads WHERE id = CAST(:t AS uuid)", t=ids["t1"])[0][0]
+        == ids["support/general"]
+    )
 
 
 def test_a_history_backfill_limit_above_the_configured_maximum_answers_422(
@@ -155,7 +174,8 @@ def test_a_history_backfill_limit_above_the_configured_maximum_answers_422(
     service = make_service(**{"channel.history_backfill_limit_max": 100})
 
     response = service.client("tok-robin").patch(
-        f"/api/v1/admin/channels/{ids['support/other']}", json={"history_backfill_limit": 101})
+        f"/api/v1/admin/channels/{ids['support/other']}", json={"history_backfill_limit": 101}
+    )
 
     assert response.status_code == 422
     assert [e["path"] for e in response.json()["errors"]] == ["body/history_backfill_limit"]
@@ -169,11 +189,17 @@ def test_an_operator_agent_id_that_names_a_person_is_refused(
     service = make_service()
 
     response = service.client("tok-robin").patch(
-        f"/api/v1/admin/channels/{ids['support/other']}", json={"operator_agent_id": ids["sam"]})
+        f"/api/v1/admin/channels/{ids['support/other']}", json={"operator_agent_id": ids["sam"]}
+    )
 
     assert response.status_code in (404, 422)
-    assert sql("SELECT operator_agent_id::text FROM channels WHERE id = CAST(:c AS uuid)",
-               c=ids["support/other"])[0][0] == ids["lotse"]
+    assert (
+        sql(
+            "SELECT operator_agent_id::text FROM channels WHERE id = CAST(:c AS uuid)",
+            c=ids["support/other"],
+        )[0][0]
+        == ids["lotse"]
+    )
 
 
 def test_a_message_run_without_a_triggering_message_answers_422(
@@ -183,7 +209,8 @@ def test_a_message_run_without_a_triggering_message_answers_422(
     service = make_service()
 
     response = service.client("tok-robin").post(
-        "/api/v1/admin/runs", json={"thread_id": ids["t1"], "agent_id": ids["lotse"]})
+        "/api/v1/admin/runs", json={"thread_id": ids["t1"], "agent_id": ids["lotse"]}
+    )
 
     assert response.status_code == 422
     assert sql("SELECT count(*) FROM runs")[0][0] == 1
@@ -210,6 +237,7 @@ def test_a_session_without_agent_on_a_thread_without_operator_answers_409(
     service = make_service()
 
     response = service.client("tok-robin").post(
-        f"/api/v1/admin/threads/{ids['support/archive#main']}/session", json={"mode": "reset"})
+        f"/api/v1/admin/threads/{ids['support/archive#main']}/session", json={"mode": "reset"}
+    )
 
     assert response.status_code == 409

@@ -19,10 +19,28 @@ from tests.support.world import load
 
 pytestmark = pytest.mark.integration
 
-PROBLEM_KEYS = {"type", "title", "status", "code", "correlation_id", "detail", "reason",
-                "errors", "instance"}
-LEAKS = ("Traceback", 'File "', "psycopg2", "sqlalchemy", "OperationalError", "requests.",
-         "127.0.0.1", "/v1/data", "SELECT")
+PROBLEM_KEYS = {
+    "type",
+    "title",
+    "status",
+    "code",
+    "correlation_id",
+    "detail",
+    "reason",
+    "errors",
+    "instance",
+}
+LEAKS = (
+    "Traceback",
+    'File "',
+    "psycopg2",
+    "sqlalchemy",
+    "OperationalError",
+    "requests.",
+    "127.0.0.1",
+    "/v1/data",
+    "SELECT",
+)
 
 
 def _assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
@@ -70,8 +88,12 @@ def test_opa_stopped_mid_test_gives_503_and_no_data(
         _assert_problem(service.client().get("/readyz"), 503, "service_unavailable")
         assert service.client().get("/healthz").status_code == 200
         assert _message_count(sql) == before
-        assert sql("SELECT archived_at FROM spaces WHERE id = CAST(:id AS uuid)",
-                   id=ids["support"])[0][0] is None
+        assert (
+            sql("SELECT archived_at FROM spaces WHERE id = CAST(:id AS uuid)", id=ids["support"])[
+                0
+            ][0]
+            is None
+        )
         assert sql("SELECT count(*) FROM audit_log")[0][0] == 0
 
         opa.start()
@@ -91,8 +113,11 @@ def test_opa_without_policies_gives_503(
     try:
         service = make_service(opa_url=opa.url)
 
-        _assert_problem(service.client("tok-robin").get(messages_path(ids["support/general"])),
-                        503, "service_unavailable")
+        _assert_problem(
+            service.client("tok-robin").get(messages_path(ids["support/general"])),
+            503,
+            "service_unavailable",
+        )
         _assert_problem(service.client().get("/readyz"), 503, "service_unavailable")
     finally:
         opa.stop()
@@ -101,8 +126,11 @@ def test_opa_without_policies_gives_503(
 def test_an_unreachable_opa_url_gives_503(make_service: Any, ids: dict[str, str]) -> None:
     service = make_service(opa_url=f"http://127.0.0.1:{free_port()}")
 
-    _assert_problem(service.client("tok-robin").get(messages_path(ids["support/general"])),
-                    503, "service_unavailable")
+    _assert_problem(
+        service.client("tok-robin").get(messages_path(ids["support/general"])),
+        503,
+        "service_unavailable",
+    )
     _assert_problem(service.client().get("/readyz"), 503, "service_unavailable")
 
 
@@ -160,13 +188,25 @@ BAD_ANSWERS = [
     pytest.param(200, b"<html>not json</html>", 0.0, id="not-json"),
     pytest.param(200, _json([]), 0.0, id="json-array"),
     pytest.param(200, _json({"result": True}), 0.0, id="boolean-result"),
-    pytest.param(200, _json({"result": {"allow": "yes", "reason": "allowed", "status": 200}}),
-                 0.0, id="allow-not-a-boolean"),
+    pytest.param(
+        200,
+        _json({"result": {"allow": "yes", "reason": "allowed", "status": 200}}),
+        0.0,
+        id="allow-not-a-boolean",
+    ),
     pytest.param(200, _json({"result": {"allow": True}}), 0.0, id="decision-without-reason"),
-    pytest.param(200, _json({"result": {"allow": False, "reason": "x", "status": 200}}), 0.0,
-                 id="deny-with-status-200"),
-    pytest.param(200, _json({"result": {"allow": True, "reason": "allowed", "status": 200}}),
-                 1.5, id="slower-than-the-timeout"),
+    pytest.param(
+        200,
+        _json({"result": {"allow": False, "reason": "x", "status": 200}}),
+        0.0,
+        id="deny-with-status-200",
+    ),
+    pytest.param(
+        200,
+        _json({"result": {"allow": True, "reason": "allowed", "status": 200}}),
+        1.5,
+        id="slower-than-the-timeout",
+    ),
 ]
 
 
@@ -179,8 +219,9 @@ def test_an_opa_answer_that_is_not_a_decision_gives_503_and_writes_nothing(
         robin = service.client("tok-robin")
         before = _message_count(sql)
 
-        posted = robin.post(messages_path(ids["support/general"]),
-                            json={"content_md": "must not be stored"})
+        posted = robin.post(
+            messages_path(ids["support/general"]), json={"content_md": "must not be stored"}
+        )
         listed = robin.get(messages_path(ids["support/general"]))
         admin = robin.delete(f"/api/v1/admin/messages/{ids['m1']}")
         ready = service.client().get("/readyz")
@@ -189,8 +230,10 @@ def test_an_opa_answer_that_is_not_a_decision_gives_503_and_writes_nothing(
             _assert_problem(response, 503, "service_unavailable")
         assert stub.requests >= 4
         assert _message_count(sql) == before
-        assert sql("SELECT deleted_at FROM messages WHERE id = CAST(:id AS uuid)",
-                   id=ids["m1"])[0][0] is None
+        assert (
+            sql("SELECT deleted_at FROM messages WHERE id = CAST(:id AS uuid)", id=ids["m1"])[0][0]
+            is None
+        )
         assert sql("SELECT count(*) FROM audit_log")[0][0] == 0
 
 
@@ -200,13 +243,15 @@ def test_an_opa_answer_that_is_not_a_decision_gives_503_and_writes_nothing(
 def test_a_database_on_a_closed_port_gives_503_problem_json(
     make_service: Any, ids: dict[str, str]
 ) -> None:
-    service = make_service(**{"database.url":
-                              f"postgresql://postgres@127.0.0.1:{free_port()}/nothing"})
+    service = make_service(
+        **{"database.url": f"postgresql://postgres@127.0.0.1:{free_port()}/nothing"}
+    )
 
     for response in (
         service.client("tok-robin").get(messages_path(ids["support/general"])),
-        service.client("tok-robin").post(messages_path(ids["support/general"]),
-                                         json={"content_md": "x"}),
+        service.client("tok-robin").post(
+            messages_path(ids["support/general"]), json={"content_md": "x"}
+        ),
         service.client().get("/readyz"),
     ):
         _assert_problem(response, 503, "service_unavailable")
@@ -230,10 +275,14 @@ def test_postgresql_stopped_mid_test_gives_503(make_service: Any, tmp_path: Any)
 
         cluster.stop()
 
-        _assert_problem(robin.get(messages_path(ids["support/general"])),
-                        503, "service_unavailable")
-        _assert_problem(robin.post(messages_path(ids["support/general"]),
-                                   json={"content_md": "lost"}), 503, "service_unavailable")
+        _assert_problem(
+            robin.get(messages_path(ids["support/general"])), 503, "service_unavailable"
+        )
+        _assert_problem(
+            robin.post(messages_path(ids["support/general"]), json={"content_md": "lost"}),
+            503,
+            "service_unavailable",
+        )
         _assert_problem(service.client().get("/readyz"), 503, "service_unavailable")
     finally:
         cluster.stop()
@@ -247,7 +296,9 @@ def test_a_failing_sql_statement_gives_500_internal_error_without_details(
 
     body = _assert_problem(
         service.client("tok-robin").get(messages_path(ids["support/general"])),
-        500, "internal_error")
+        500,
+        "internal_error",
+    )
 
     assert "messages_gone" not in json.dumps(body)
     log = service.log.getvalue()
@@ -262,6 +313,8 @@ def test_an_unknown_id_never_reaches_sql_as_a_non_uuid(
     service = make_service()
     response = service.client("tok-robin").get(
         f"/api/v1/channels/{uuid.uuid4()}/messages",
-        params={"before_message_id": "1' OR '1'='1"}, validate=False)
+        params={"before_message_id": "1' OR '1'='1"},
+        validate=False,
+    )
 
     assert response.status_code == 422

@@ -25,8 +25,10 @@ def test_readyz_answers_200_with_every_check(make_service: Any) -> None:
     response = service.client().get("/readyz")
 
     assert response.status_code == 200
-    assert response.json() == {"status": "ready",
-                               "checks": {"database": "ok", "opa": "ok", "policies": "ok"}}
+    assert response.json() == {
+        "status": "ready",
+        "checks": {"database": "ok", "opa": "ok", "policies": "ok"},
+    }
 
 
 def test_health_probes_ignore_a_bad_token(make_service: Any) -> None:

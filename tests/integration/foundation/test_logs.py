@@ -25,13 +25,15 @@ AGENT_DISPLAY = "Zq Canary Agent Display"
 
 def _canary_world() -> dict[str, Any]:
     world = extended_world()
-    world["people"].append({"handle": HANDLE, "display_name": DISPLAY, "email": EMAIL,
-                            "token": TOKEN})
+    world["people"].append(
+        {"handle": HANDLE, "display_name": DISPLAY, "email": EMAIL, "token": TOKEN}
+    )
     for agent in world["agents"]:
         if agent["handle"] == "texter":
             agent["display_name"] = AGENT_DISPLAY
-    world["grants"].append({"subject": HANDLE, "target": "channel:support/general",
-                            "level": "write"})
+    world["grants"].append(
+        {"subject": HANDLE, "target": "channel:support/general", "level": "write"}
+    )
     return world
 
 
@@ -52,8 +54,7 @@ def sqlalchemy_logging() -> Iterator[None]:
 @pytest.mark.parametrize("level", ["INFO", "DEBUG"])
 @pytest.mark.usefixtures("sqlalchemy_logging")
 def test_no_canary_reaches_the_app_log_or_the_opa_decision_log(
-    make_service: Any, database_url: str, tmp_path: Any, opa_server: OpaServer, sql: Any,
-    level: str
+    make_service: Any, database_url: str, tmp_path: Any, opa_server: OpaServer, sql: Any, level: str
 ) -> None:
     ids = load(database_url, _canary_world(), tmp_path)
     service = make_service()
@@ -61,32 +62,56 @@ def test_no_canary_reaches_the_app_log_or_the_opa_decision_log(
     canary = service.client(TOKEN)
     general = messages_path(ids["support/general"])
 
-    posted = canary.post(general, json={"content_md": f"{CONTENT} 1",
-                                        "client_request_id": "zq-1"})
+    posted = canary.post(general, json={"content_md": f"{CONTENT} 1", "client_request_id": "zq-1"})
     assert posted.status_code == 201
-    assert canary.post(general, json={"content_md": f"{CONTENT} 2",
-                                      "client_request_id": "zq-1"}).status_code == 200
+    assert (
+        canary.post(
+            general, json={"content_md": f"{CONTENT} 2", "client_request_id": "zq-1"}
+        ).status_code
+        == 200
+    )
     listed = canary.get(general)
     assert DISPLAY in listed.text
-    assert canary.post(general, json={"content_md": f"{CONTENT} 3",
-                                      "parent_message_id": ids["m1"]}).status_code == 201
-    assert service.client("tok-texter").post(
-        general, json={"content_md": f"{CONTENT} agent"}).status_code == 201
-    assert service.client("tok-reader").post(
-        general, json={"content_md": f"{CONTENT} denied"}).status_code == 403
+    assert (
+        canary.post(
+            general, json={"content_md": f"{CONTENT} 3", "parent_message_id": ids["m1"]}
+        ).status_code
+        == 201
+    )
+    assert (
+        service.client("tok-texter")
+        .post(general, json={"content_md": f"{CONTENT} agent"})
+        .status_code
+        == 201
+    )
+    assert (
+        service.client("tok-reader")
+        .post(general, json={"content_md": f"{CONTENT} denied"})
+        .status_code
+        == 403
+    )
     assert canary.get(messages_path(ids["marketing/campaigns"])).status_code == 404
-    assert canary.post(general, json={"content_md": CONTENT, "bogus": CONTENT}).status_code \
-        == 422
+    assert canary.post(general, json={"content_md": CONTENT, "bogus": CONTENT}).status_code == 422
     assert canary.post(general, json={"content_md": CONTENT * 7000}).status_code == 422
-    assert canary.post(general, data=f'{{"content_md": "{CONTENT}'.encode(),
-                       headers={"Content-Type": "application/json"}).status_code == 400
+    assert (
+        canary.post(
+            general,
+            data=f'{{"content_md": "{CONTENT}'.encode(),
+            headers={"Content-Type": "application/json"},
+        ).status_code
+        == 400
+    )
     assert canary.get(general, params={CONTENT: CONTENT}).status_code == 422
     assert canary.get(f"/api/v1/channels/{CONTENT}/messages").status_code == 422
     assert service.client("tok-zq-unknown").get(general).status_code == 401
     robin = service.client("tok-robin")
     assert robin.delete(f"/api/v1/admin/messages/{posted.json()['id']}").status_code == 204
-    assert robin.patch(f"/api/v1/admin/principals/{ids[HANDLE]}",
-                       json={"status": "disabled"}).status_code == 200
+    assert (
+        robin.patch(
+            f"/api/v1/admin/principals/{ids[HANDLE]}", json={"status": "disabled"}
+        ).status_code
+        == 200
+    )
     assert canary.get(general).status_code == 404
     sql("ALTER TABLE threads RENAME TO threads_gone")
     assert robin.post(general, json={"content_md": f"{CONTENT} fails"}).status_code == 500

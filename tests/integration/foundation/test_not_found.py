@@ -18,8 +18,11 @@ def _comparable(response: Any) -> tuple[int, dict[str, Any], dict[str, str]]:
     body = dict(response.json())
     assert body.pop("correlation_id") == response.headers["X-Correlation-Id"]
     body.pop("instance", None)
-    headers = {name.lower(): value for name, value in response.headers.items()
-               if name.lower() not in VARYING_HEADERS}
+    headers = {
+        name.lower(): value
+        for name, value in response.headers.items()
+        if name.lower() not in VARYING_HEADERS
+    }
     return response.status_code, body, headers
 
 
@@ -49,10 +52,12 @@ def test_an_unknown_and_an_invisible_thread_parent_answer_equal_404s(
     texter = service.client("tok-texter")
     # marketing/campaigns is visible to texter; m1 lies in support/general, a channel
     # texter can read, but not in this channel; an unknown id lies nowhere.
-    wrong_channel = texter.get(messages_path(ids["marketing/campaigns"]),
-                               params={"parent_message_id": ids["m1"]})
-    unknown = texter.get(messages_path(ids["marketing/campaigns"]),
-                         params={"parent_message_id": str(uuid.uuid4())})
+    wrong_channel = texter.get(
+        messages_path(ids["marketing/campaigns"]), params={"parent_message_id": ids["m1"]}
+    )
+    unknown = texter.get(
+        messages_path(ids["marketing/campaigns"]), params={"parent_message_id": str(uuid.uuid4())}
+    )
 
     assert wrong_channel.status_code == 404
     assert _comparable(wrong_channel) == _comparable(unknown)
@@ -64,19 +69,19 @@ def test_an_invisible_channel_is_404_for_a_person_without_any_grant(
     service = make_service()
     newbie = service.client("tok-newbie")
 
-    for channel in ("support/general", "support/other", "marketing/campaigns",
-                    "support/archive"):
+    for channel in ("support/general", "support/other", "marketing/campaigns", "support/archive"):
         assert newbie.get(messages_path(ids[channel])).status_code == 404
 
 
-def test_an_inactive_person_sees_nothing(
-    make_service: Any, ids: dict[str, str], sql: Any
-) -> None:
+def test_an_inactive_person_sees_nothing(make_service: Any, ids: dict[str, str], sql: Any) -> None:
     sam = make_service().client("tok-sam")
     assert sam.get(messages_path(ids["support/general"])).status_code == 200
     for status in ("pending", "disabled", "deleted"):
-        sql("UPDATE principals SET status = :status WHERE id = CAST(:id AS uuid)",
-            status=status, id=ids["sam"])
+        sql(
+            "UPDATE principals SET status = :status WHERE id = CAST(:id AS uuid)",
+            status=status,
+            id=ids["sam"],
+        )
         listed = sam.get(messages_path(ids["support/general"]))
         posted = sam.post(messages_path(ids["support/general"]), json={"content_md": "x"})
         assert (listed.status_code, posted.status_code) == (404, 404), status

@@ -57,14 +57,16 @@ def test_another_principal_and_another_class_are_not_limited(
 
     assert [alex.get(general).status_code for _ in range(2)] == [200, 200]
     assert robin.get(general).status_code == 200
-    assert robin.patch(f"/api/v1/admin/channels/{ids['support/other']}",
-                       json={"auto_thread": True}).status_code == 200
+    assert (
+        robin.patch(
+            f"/api/v1/admin/channels/{ids['support/other']}", json={"auto_thread": True}
+        ).status_code
+        == 200
+    )
     assert service.client().get("/healthz").status_code == 200
 
 
-def test_an_admin_limit_applies_to_the_admin_class(
-    make_service: Any, ids: dict[str, str]
-) -> None:
+def test_an_admin_limit_applies_to_the_admin_class(make_service: Any, ids: dict[str, str]) -> None:
     service = make_service(**{"rate_limit.admin.per_minute": 1})
     robin = service.client("tok-robin")
     path = f"/api/v1/admin/channels/{ids['support/other']}"

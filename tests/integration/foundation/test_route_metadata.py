@@ -18,9 +18,12 @@ METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
 def _operations() -> list[tuple[str, str, dict[str, Any]]]:
     spec = load_spec()
-    return [(method.upper(), path, item[method])
-            for path, item in spec["paths"].items()
-            for method in METHODS if method in item]
+    return [
+        (method.upper(), path, item[method])
+        for path, item in spec["paths"].items()
+        for method in METHODS
+        if method in item
+    ]
 
 
 def test_every_operation_declares_an_action_and_a_rate_limit_class() -> None:
@@ -51,8 +54,11 @@ def test_every_action_is_known_to_the_policies(opa_server: OpaServer) -> None:
     response.raise_for_status()
     known = set(response.json()["result"])
 
-    missing = {(method, path, op["x-action"]) for method, path, op in _operations()
-               if op["x-action"] not in known}
+    missing = {
+        (method, path, op["x-action"])
+        for method, path, op in _operations()
+        if op["x-action"] not in known
+    }
 
     assert missing == set()
 
@@ -63,8 +69,14 @@ def test_every_action_gets_a_decision_that_is_not_unknown_action(
     for method, path, operation in _operations():
         response = requests.post(
             f"{opa_server.url}/v1/data/authz/decision",
-            json={"input": {"action": operation["x-action"], "actor": "", "facts": {},
-                            "resource": {"kind": "instance"}}},
+            json={
+                "input": {
+                    "action": operation["x-action"],
+                    "actor": "",
+                    "facts": {},
+                    "resource": {"kind": "instance"},
+                }
+            },
             timeout=10,
         )
         decision = response.json()["result"]
@@ -74,20 +86,26 @@ def test_every_action_gets_a_decision_that_is_not_unknown_action(
 def test_an_action_the_policies_do_not_know_is_denied(opa_server: OpaServer) -> None:
     response = requests.post(
         f"{opa_server.url}/v1/data/authz/decision",
-        json={"input": {"action": "message.obliterate", "actor": "", "facts": {},
-                        "resource": {"kind": "instance"}}},
+        json={
+            "input": {
+                "action": "message.obliterate",
+                "actor": "",
+                "facts": {},
+                "resource": {"kind": "instance"},
+            }
+        },
         timeout=10,
     )
 
-    assert response.json()["result"] == {"allow": False, "reason": "unknown_action",
-                                         "status": 403}
+    assert response.json()["result"] == {"allow": False, "reason": "unknown_action", "status": 403}
 
 
 def test_the_routes_the_app_serves_are_the_operations_of_the_spec() -> None:
     routes = load_routes(load_spec())
 
     assert {(r.method, r.path) for r in routes.values()} == {
-        (method, path) for method, path, _ in _operations()}
+        (method, path) for method, path, _ in _operations()
+    }
     for _, _, operation in _operations():
         route = routes[operation["operationId"]]
         assert route.action == operation["x-action"]

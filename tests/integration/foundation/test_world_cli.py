@@ -22,12 +22,20 @@ pytestmark = pytest.mark.integration
 
 
 def _world_load(database_url: str, path: Path) -> subprocess.CompletedProcess[str]:
-    env = {name: value for name, value in os.environ.items()
-           if name not in {"CONFIG_FILE", "OPA_URL", "PORT"}}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in {"CONFIG_FILE", "OPA_URL", "PORT"}
+    }
     env["DATABASE_URL"] = database_url
     return subprocess.run(
         [sys.executable, "-m", "app", "world", "load", str(path)],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -35,8 +43,10 @@ def _row_counts(database_url: str) -> dict[str, int]:
     engine = make_engine(database_url)
     try:
         with engine.connect() as conn:
-            return {table.name: conn.execute(select(func.count()).select_from(table)).scalar_one()
-                    for table in Base.metadata.sorted_tables}
+            return {
+                table.name: conn.execute(select(func.count()).select_from(table)).scalar_one()
+                for table in Base.metadata.sorted_tables
+            }
     finally:
         engine.dispose()
 
@@ -56,12 +66,26 @@ def test_a_valid_world_prints_json_with_every_handle_and_key(
 
     assert result.returncode == 0, result.stderr
     mapping = json.loads(result.stdout)
-    handles = [p["handle"] for section in ("people", "agents", "apps", "runners")
-               for p in world[section]]
-    keys = [item["key"] for section in ("grants", "threads", "sessions", "runs")
-            for item in world[section]]
-    for name in [*handles, *keys, "support", "marketing", "support/general",
-                 "support/general#main", "support/archive", "m1", "m6", "a1"]:
+    handles = [
+        p["handle"] for section in ("people", "agents", "apps", "runners") for p in world[section]
+    ]
+    keys = [
+        item["key"]
+        for section in ("grants", "threads", "sessions", "runs")
+        for item in world[section]
+    ]
+    for name in [
+        *handles,
+        *keys,
+        "support",
+        "marketing",
+        "support/general",
+        "support/general#main",
+        "support/archive",
+        "m1",
+        "m6",
+        "a1",
+    ]:
         assert name in mapping, name
     counts = _row_counts(database_url)
     assert counts["principals"] == len(handles) - len(world["runners"])
@@ -69,19 +93,33 @@ def test_a_valid_world_prints_json_with_every_handle_and_key(
 
 
 DANGLING = [
-    pytest.param(("threads", 0, "messages", 2, "reply_to"), "m99",
-                 "threads[0].messages[2].reply_to", id="thread-message-reply-to"),
-    pytest.param(("spaces", 0, "channels", 0, "messages", 1, "author"), "nobody",
-                 "spaces[0].channels[0].messages[1].author", id="channel-message-author"),
+    pytest.param(
+        ("threads", 0, "messages", 2, "reply_to"),
+        "m99",
+        "threads[0].messages[2].reply_to",
+        id="thread-message-reply-to",
+    ),
+    pytest.param(
+        ("spaces", 0, "channels", 0, "messages", 1, "author"),
+        "nobody",
+        "spaces[0].channels[0].messages[1].author",
+        id="channel-message-author",
+    ),
     pytest.param(("runs", 0, "session"), "s99", "runs[0].session", id="run-session"),
-    pytest.param(("grants", 3, "subject"), "group:ghosts", "grants[3].subject",
-                 id="grant-group"),
-    pytest.param(("agents", 1, "home_channel"), "marketing/nowhere",
-                 "agents[1].home_channel", id="agent-home-channel"),
-    pytest.param(("spaces", 1, "channels", 0, "history_backfill_limit"), -1,
-                 "spaces[1].channels[0].history_backfill_limit", id="negative-limit"),
-    pytest.param(("sessions", 0, "unknown_key"), True, "sessions[0].unknown_key",
-                 id="unknown-key"),
+    pytest.param(("grants", 3, "subject"), "group:ghosts", "grants[3].subject", id="grant-group"),
+    pytest.param(
+        ("agents", 1, "home_channel"),
+        "marketing/nowhere",
+        "agents[1].home_channel",
+        id="agent-home-channel",
+    ),
+    pytest.param(
+        ("spaces", 1, "channels", 0, "history_backfill_limit"),
+        -1,
+        "spaces[1].channels[0].history_backfill_limit",
+        id="negative-limit",
+    ),
+    pytest.param(("sessions", 0, "unknown_key"), True, "sessions[0].unknown_key", id="unknown-key"),
 ]
 
 
