@@ -1,0 +1,1648 @@
+"""Benchmark of getRunContext beside a bare OPA decision (``make bench``).
+
+Run it with ``python -m tests.load.bench`` (``--help`` lists the knobs). It is bounded
+(every case stops after a fixed number of requests or a time cap, whichever comes
+first), uses loopback only (127.0.0.1) and cleans up after itself, also on error or
+Ctrl-C. What it does, in order:
+
+1. Starts a throwaway PostgreSQL cluster and the real OPA (``.bin/opa`` serving
+   ``policies/``), the same way the integration tests do, migrates a database and
+   loads a generated world: the seed world's shape (space ``support`` with channel
+   ``general`` operated by agent ``lotse``; ``alex`` trigger on the space, ``sam``
+   trigger on the channel, ``writer`` write only) with three threads of 10, 100 and
+   1,000 earlier messages before the triggering message by ``alex``, each with a run
+   of ``lotse``. Contents vary in length (a few exceed
+   ``agent.context_message_max_bytes`` and are cut) and contain multi-byte characters.
+2. Measures, in-process and once per thread size, the OPA round trips and SQL
+   statements one request costs (the app's own counters), and the statements
+   PostgreSQL actually received (``log_statement = all``, so BEGIN, pool pre-pings and
+   ROLLBACK count too). It records the inputs the app sends to OPA, so the bare OPA
+   decisions below use realistic input from the same world.
+3. Starts the app with ``python -m app serve`` in a separate process (one uvicorn
+   worker, rate limits off, log level WARNING), so that the load generator does not
+   compete with the server for one GIL, warms it up and measures getRunContext for
+   each thread size at concurrency 1 and 8 (threads with one keep-alive
+   ``requests.Session`` each), then a bare OPA ``authz/decision`` and a bare
+   ``runcontext/evaluate`` (the second, batched call for the 1,000 case) over HTTP
+   with the same client.
+4. Profiles the slowest case (1,000 messages at concurrency 1) in-process with
+   cProfile: the ASGI app is driven directly on one thread (sync handlers are run
+   inline instead of in the thread pool, so one profiler sees the whole request).
+5. Prints the tables and writes ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import datetime as dt
+import functools
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import psycopg2
+import requests
+import uvicorn
+import yaml
+
+from app.config import Settings, load_settings
+from app.logs import configure_logging
+from app.main import Application, SnakeCaseResolver, create_app
+from app.world import load_world_file
+from repositories.migrate import upgrade
+from tests.support.services import REPO_ROOT, OpaServer, PostgresCluster, free_port
+
+SIZES = (10, 100, 1000)
+CONCURRENCIES = (1, 8)
+AGENT_TOKEN = "tok-lotse"
+DATABASE = "bench"
+DECISION_PATH = "authz/decision"
+EVALUATE_PATH = "runcontext/evaluate"
+REQUEST_TIMEOUT = 10.0
+COUNTED_REQUESTS = 9
+OUTPUT = REPO_ROOT / "docs" / "benchmarks.md"
+FLASK_NAME = "getRunContext, FlaskApp"
+
+# Words for generated contents: plain, Markdown and multi-byte (2, 3 and 4 UTF-8 bytes).
+_WORDS = (
+    "export",
+    "billing",
+    "timeout",
+    "retry",
+    "job",
+    "queue",
+    "status",
+    "note",
+    "customer",
+    "invoice",
+    "the",
+    "a",
+    "we",
+    "should",
+    "check",
+    "again",
+    "after",
+    "deploy",
+    "failed",
+    "Grüße",
+    "Straße",
+    "Überweisung",
+    "naïve",
+    "café",
+    "Ærøskøbing",
+    "€",
+    "≈",
+    "→",
+    "日本語",
+    "請求書",
+    "テスト",
+    "데이터",
+    "🚀",
+    "✅",
+    "🔥",
+    "`cron`",
+    "**urgent**",
+    "_maybe_",
+    "https://example.com/runbook",
+    "02:10",
+    "#4711",
+    "\n- item",
+    "\n\n",
+)
+_AUTHORS = ("sam", "writer", "alex", "robin", "lotse")
+_AUTHOR_WEIGHTS = (30, 25, 25, 10, 10)
+
+
+class BenchError(RuntimeError):
+    """The benchmark could not run as designed (a request failed, a check differed)."""
+
+
+# ------------------------------------------------------------------------------ world
+
+
+def _content(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.70:
+        length = rng.randint(20, 200)
+    elif roll < 0.92:
+        length = rng.randint(200, 1500)
+    elif roll < 0.99:
+        length = rng.randint(1500, 6000)
+    else:
+        # Longer than agent.context_message_max_bytes (16 KiB by default): cut.
+        length = rng.randint(17000, 24000)
+    words: list[str] = []
+    total = 0
+    while total < length:
+        word = rng.choice(_WORDS)
+        words.append(word)
+        total += len(word) + 1
+    return " ".join(words).strip() or "ok"
+
+
+def _message(rng: random.Random, author: str | None = None) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "author": author or rng.choices(_AUTHORS, weights=_AUTHOR_WEIGHTS)[0],
+        "content": _content(rng),
+    }
+    if rng.random() < 0.05:
+        item["attachments"] = [
+            {
+                "original_name": f"export-log-{rng.randint(1, 999)}.txt",
+                "mime_type": "text/plain",
+                "size_bytes": rng.randint(100, 2_000_000),
+                "scan_status": "clean",
+            }
+        ]
+    return item
+
+
+def bench_world(seed: int = 20250101) -> dict[str, Any]:
+    """The benchmark world: the seed world's shape with threads of 10, 100, 1000 messages.
+
+    The channel's main thread holds 60 messages and then the three threads' parent
+    messages, so every thread gets the same channel context (the backfill limit's
+    worth); each thread's run is triggered by alex's last message.
+    """
+    rng = random.Random(seed)
+    main = [_message(rng) for _ in range(60)]
+    main += [
+        {"key": f"p{size}", "author": "sam", "content": f"Export failed again, case {size} ✅"}
+        for size in SIZES
+    ]
+    threads: list[dict[str, Any]] = []
+    sessions: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
+    for size in SIZES:
+        messages = [_message(rng) for _ in range(size)]
+        messages.append(
+            {
+                "key": f"trigger{size}",
+                "author": "alex",
+                "content": "@lotse please summarise the thread and suggest next "
+                "steps — Grüße, 日本語 ok 🚀",
+            }
+        )
+        threads.append(
+            {
+                "key": f"t{size}",
+                "channel": "support/general",
+                "parent": f"p{size}",
+                "messages": messages,
+            }
+        )
+        sessions.append(
+            {
+                "key": f"s{size}",
+                "thread": f"t{size}",
+                "agent": "lotse",
+                "started": True,
+                "current": True,
+            }
+        )
+        runs.append(
+            {
+                "key": f"r{size}",
+                "thread": f"t{size}",
+                "agent": "lotse",
+                "session": f"s{size}",
+                "trigger": f"trigger{size}",
+                "triggered_by": "alex",
+                "trigger_kind": "message",
+                "state": "running",
+            }
+        )
+    return {
+        "people": [
+            {
+                "handle": "robin",
+                "display_name": "Robin",
+                "email": "robin@example.com",
+                "owner": True,
+                "token": "tok-robin",
+            },
+            {
+                "handle": "alex",
+                "display_name": "Alex Ünal",
+                "email": "alex@example.com",
+                "token": "tok-alex",
+            },
+            {
+                "handle": "sam",
+                "display_name": "Sam 山田",
+                "email": "sam@example.com",
+                "token": "tok-sam",
+            },
+            {
+                "handle": "writer",
+                "display_name": "Writer",
+                "email": "writer@example.com",
+                "token": "tok-writer",
+            },
+        ],
+        "agents": [
+            {
+                "handle": "lotse",
+                "display_name": "Lotse",
+                "owner": "robin",
+                "home_channel": "support/general",
+                "token": AGENT_TOKEN,
+            }
+        ],
+        "spaces": [
+            {
+                "name": "support",
+                "channels": [{"name": "general", "operator": "lotse", "messages": main}],
+            }
+        ],
+        "grants": [
+            {
+                "key": "g-alex-support",
+                "subject": "alex",
+                "target": "space:support",
+                "level": "trigger",
+            },
+            {
+                "key": "g-sam-general",
+                "subject": "sam",
+                "target": "channel:support/general",
+                "level": "trigger",
+            },
+            {
+                "key": "g-writer-general",
+                "subject": "writer",
+                "target": "channel:support/general",
+                "level": "write",
+            },
+        ],
+        "threads": threads,
+        "sessions": sessions,
+        "runs": runs,
+    }
+
+
+# ---------------------------------------------------------------------------- machine
+
+
+def _meminfo_total() -> str:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                kib = int(line.split()[1])
+                return f"{kib / 1024 / 1024:.1f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return "unknown"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _opa_version() -> str:
+    try:
+        out = subprocess.run(
+            [str(REPO_ROOT / ".bin" / "opa"), "version"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    for line in out.splitlines():
+        if line.startswith("Version:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages (other work on the machine skews numbers)."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def machine() -> dict[str, str]:
+    """Facts about the machine the numbers come from."""
+    return {
+        "cores (nproc)": str(os.cpu_count() or "unknown"),
+        "memory": _meminfo_total(),
+        "CPU": _cpu_model(),
+        "kernel": platform.release(),
+        "Python": platform.python_version(),
+        "OPA": _opa_version(),
+    }
+
+
+# ----------------------------------------------------------------------- measurement
+
+
+@dataclass
+class Result:
+    """Latencies of one case."""
+
+    name: str
+    size: int | None
+    concurrency: int
+    latencies_ms: list[float]
+    wall_seconds: float
+    capped: bool = False
+
+    def percentile(self, p: float) -> float:
+        """The ``p``-th percentile (linear interpolation between closest ranks)."""
+        data = sorted(self.latencies_ms)
+        if not data:
+            return float("nan")
+        rank = (len(data) - 1) * p / 100
+        low = int(rank)
+        high = min(low + 1, len(data) - 1)
+        return data[low] + (data[high] - data[low]) * (rank - low)
+
+    @property
+    def rps(self) -> float:
+        """Completed requests per second of wall time."""
+        return len(self.latencies_ms) / self.wall_seconds if self.wall_seconds else 0.0
+
+
+def _session() -> requests.Session:
+    """A keep-alive session that ignores proxy settings (loopback only, no env scan)."""
+    session = requests.Session()
+    session.trust_env = False
+    return session
+
+
+def run_load(
+    name: str,
+    size: int | None,
+    call: Callable[[requests.Session], None],
+    total: int,
+    concurrency: int,
+    max_seconds: float,
+) -> Result:
+    """Issue ``total`` calls from ``concurrency`` threads (one keep-alive session each).
+
+    Stops early at ``max_seconds``. Any failed call aborts the case.
+    """
+    lock = threading.Lock()
+    issued = 0
+    barrier = threading.Barrier(concurrency)
+    latencies: list[list[float]] = [[] for _ in range(concurrency)]
+    spans: list[tuple[float, float]] = [(0.0, 0.0)] * concurrency
+    errors: list[BaseException] = []
+    deadline = 0.0
+    capped = False
+
+    def worker(index: int) -> None:
+        nonlocal issued, deadline, capped
+        session = _session()
+        mine = latencies[index]
+        try:
+            call(session)  # opens this thread's keep-alive connection, not measured
+            barrier.wait()
+            with lock:
+                if deadline == 0.0:
+                    deadline = time.monotonic() + max_seconds
+            start = time.perf_counter()
+            while True:
+                with lock:
+                    if issued >= total or errors:
+                        break
+                    if time.monotonic() > deadline:
+                        capped = True
+                        break
+                    issued += 1
+                begin = time.perf_counter()
+                call(session)
+                mine.append((time.perf_counter() - begin) * 1000)
+            spans[index] = (start, time.perf_counter())
+        except BaseException as exc:
+            with lock:
+                errors.append(exc)
+            barrier.abort()
+        finally:
+            session.close()
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(max_seconds + 60)
+    real_errors = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
+    if real_errors or errors:
+        raise BenchError(
+            f"{name} (size {size}, c={concurrency}) failed: {(real_errors or errors)[0]!r}"
+        )
+    wall = max(end for _, end in spans) - min(start for start, _ in spans)
+    flat = [latency for part in latencies for latency in part]
+    return Result(name, size, concurrency, flat, wall, capped)
+
+
+def context_call(base_url: str, run_id: str) -> Callable[[requests.Session], None]:
+    """One getRunContext request with the agent's token; fails on anything but 200."""
+    url = f"{base_url}/api/v1/runs/{run_id}/context"
+    headers = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+
+    def call(session: requests.Session) -> None:
+        response = session.get(url, headers=headers, timeout=REQUEST_TIMEOUT)
+        if response.status_code != 200:
+            raise BenchError(f"getRunContext answered {response.status_code}")
+
+    return call
+
+
+def opa_call(
+    opa_url: str, path: str, policy_input: dict[str, Any]
+) -> Callable[[requests.Session], None]:
+    """One bare OPA evaluation over HTTP, parsed like the app's client parses it."""
+    url = f"{opa_url}/v1/data/{path}"
+    body = json.dumps({"input": policy_input}, separators=(",", ":"))
+    headers = {"Content-Type": "application/json"}
+
+    def call(session: requests.Session) -> None:
+        response = session.post(url, data=body, headers=headers, timeout=REQUEST_TIMEOUT)
+        if response.status_code != 200 or "result" not in response.json():
+            raise BenchError(f"OPA {path} answered {response.status_code} or undefined")
+
+    return call
+
+
+# ------------------------------------------------------------------------- processes
+
+
+def _admin(url: str, *statements: str) -> list[Any]:
+    conn = psycopg2.connect(url)
+    conn.autocommit = True
+    results: list[Any] = []
+    try:
+        with conn.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+                results.append(cursor.fetchall() if cursor.description else None)
+    finally:
+        conn.close()
+    return results
+
+
+@contextlib.contextmanager
+def app_process(
+    database_url: str, opa_url: str, command: tuple[str, ...] = ("app", "serve")
+) -> Iterator[str]:
+    """``python -m app serve`` (or another module) in its own process; yields its URL."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key != "CONFIG_FILE"}
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "OPA_URL": opa_url,
+            "HOST": "127.0.0.1",
+            "PORT": str(port),
+            "LOG_LEVEL": "WARNING",
+            "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    log_fd, log_name = tempfile.mkstemp(prefix="bench-app-", suffix=".log")
+    log_path = Path(log_name)
+    with os.fdopen(log_fd, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", *command],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    probe = _session()
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise BenchError("the app exited: " + log_path.read_text()[-2000:])
+            with contextlib.suppress(requests.RequestException):
+                if probe.get(f"{base_url}/readyz", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise BenchError("the app did not become ready")
+            time.sleep(0.1)
+        yield base_url
+    finally:
+        probe.close()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        tail = log_path.read_text(errors="replace").strip()
+        if tail:
+            print(f"app log (last lines):\n{tail[-1500:]}", file=sys.stderr)
+        log_path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def opa_without_decision_logs() -> Iterator[str]:
+    """A second OPA on the same policies with decision logs off; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            str(REPO_ROOT / ".bin" / "opa"),
+            "run",
+            "--server",
+            "--addr",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "error",
+            "--ignore",
+            "*_test.rego",
+            str(REPO_ROOT / "policies"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    probe = _session()
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise BenchError("the second OPA exited")
+            with contextlib.suppress(requests.RequestException):
+                if probe.get(f"{url}/health", timeout=0.5).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise BenchError("the second OPA did not become healthy")
+            time.sleep(0.05)
+        yield url
+    finally:
+        probe.close()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@contextlib.contextmanager
+def app_thread(app: Application) -> Iterator[str]:
+    """``app`` under uvicorn in a daemon thread of this process (as the tests do)."""
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="off"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise BenchError("uvicorn did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+# ---------------------------------------------------------------- costs per request
+
+
+@dataclass
+class Cost:
+    """What one getRunContext request of a thread size costs and returns."""
+
+    size: int
+    opa_calls: int
+    sql_statements: int
+    pg_statements: list[tuple[float, str]]
+    thread_items: int
+    channel_items: int
+    truncated_before_seq: int | None
+    cut_items: int
+    response_bytes: int
+    inputs: dict[str, dict[str, Any]] = field(repr=False, default_factory=dict)
+
+    @property
+    def pg_ms(self) -> float:
+        """Server-side execution time of all statements of the request."""
+        return sum(ms for ms, _ in self.pg_statements)
+
+
+_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ \[\d+\] ", re.M)
+_DURATION = re.compile(r"LOG:  duration: ([0-9.]+) ms  statement: (.*)", re.S)
+_UUID = re.compile(r"'?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'?(::uuid)?")
+
+
+def _statement_label(sql: str) -> str:
+    """A short, content-free label of a logged statement."""
+    text = " ".join(sql.split())
+    text = _UUID.sub("<id>", text)
+    text = re.sub(r"ARRAY\[[^\]]*\]", "ARRAY[...]", text)
+    tables = re.findall(r"\b(?:FROM|JOIN|INTO|UPDATE)\s+([a-z_]+)", text)
+    seen: list[str] = []
+    for table in tables:
+        if table not in seen and table not in {"w", "p", "pg", "c", "page"}:
+            seen.append(table)
+    head = text[:48]
+    return f"{head}{'...' if len(text) > 48 else ''}" + (
+        f" [{', '.join(seen[:6])}]" if seen else ""
+    )
+
+
+def _pg_statements_logged(log_path: Path, offset: int) -> list[tuple[float, str]]:
+    with log_path.open("rb") as log:
+        log.seek(offset)
+        text = log.read().decode("utf-8", errors="replace")
+    entries: list[tuple[float, str]] = []
+    for chunk in _LOG_LINE.split(text):
+        match = _DURATION.match(chunk.strip())
+        if match:
+            entries.append((float(match.group(1)), _statement_label(match.group(2))))
+    return entries
+
+
+def _median_statements(entries: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """Split the log of :data:`COUNTED_REQUESTS` equal requests; median time per statement."""
+    per_request, rest = divmod(len(entries), COUNTED_REQUESTS)
+    if rest or not per_request:
+        raise BenchError(f"{len(entries)} logged statements for {COUNTED_REQUESTS} requests")
+    requests_ = [entries[i * per_request : (i + 1) * per_request] for i in range(COUNTED_REQUESTS)]
+    labels = [label for _, label in requests_[0]]
+    if any([label for _, label in r] != labels for r in requests_):
+        raise BenchError("requests of one size sent different statements")
+    return [(statistics.median(r[i][0] for r in requests_), labels[i]) for i in range(per_request)]
+
+
+def measure_costs(
+    app: Application, cluster: PostgresCluster, runs: dict[int, str]
+) -> dict[int, Cost]:
+    """Per size: OPA calls, SQL statements (app counters and PostgreSQL's log) of one request.
+
+    :data:`COUNTED_REQUESTS` requests per size are counted; PostgreSQL logs every
+    statement with its server-side duration (``log_min_duration_statement = 0``) during
+    them only, and the median per statement is kept. The OPA inputs of the last request
+    are kept for the bare OPA measurements.
+    """
+    services = app.services
+    captured: dict[str, dict[str, Any]] = {}
+    original_query = services.opa.query
+
+    def recording_query(path: str, input: dict[str, Any]) -> Any:
+        captured[path] = input
+        return original_query(path, input)
+
+    services.opa.query = recording_query  # type: ignore[method-assign]
+    log_path = cluster.datadir / "server.log"
+    costs: dict[int, Cost] = {}
+    try:
+        with app_thread(app) as base_url, _session() as session:
+            headers = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+            for size, run_id in runs.items():
+                url = f"{base_url}/api/v1/runs/{run_id}/context"
+                for _ in range(3):  # warm: pool connections, first-use statements
+                    session.get(url, headers=headers, timeout=REQUEST_TIMEOUT).raise_for_status()
+                _admin(
+                    cluster.admin_url,
+                    "ALTER SYSTEM SET log_min_duration_statement = 0",
+                    "SELECT pg_reload_conf()",
+                )
+                time.sleep(0.3)
+                offset = log_path.stat().st_size
+                opa_before, sql_before = services.opa.calls, services.sql_statements
+                for _ in range(COUNTED_REQUESTS):
+                    captured.clear()
+                    response = session.get(url, headers=headers, timeout=REQUEST_TIMEOUT)
+                    response.raise_for_status()
+                opa_calls, opa_rest = divmod(services.opa.calls - opa_before, COUNTED_REQUESTS)
+                sql, sql_rest = divmod(services.sql_statements - sql_before, COUNTED_REQUESTS)
+                if opa_rest or sql_rest:
+                    raise BenchError("requests of one size differ in OPA calls or statements")
+                time.sleep(0.3)
+                pg = _median_statements(_pg_statements_logged(log_path, offset))
+                _admin(
+                    cluster.admin_url,
+                    "ALTER SYSTEM RESET log_min_duration_statement",
+                    "SELECT pg_reload_conf()",
+                )
+                if response.status_code != 200:
+                    raise BenchError(
+                        f"getRunContext for size {size} answered {response.status_code}"
+                    )
+                body = response.json()
+                elements = [*body["thread_context"], *body.get("channel_context", [])]
+                costs[size] = Cost(
+                    size=size,
+                    opa_calls=opa_calls,
+                    sql_statements=sql,
+                    pg_statements=pg,
+                    thread_items=len(body["thread_context"]),
+                    channel_items=len(body.get("channel_context", [])),
+                    truncated_before_seq=body.get("truncated_before_seq"),
+                    cut_items=sum(1 for e in elements if e.get("truncated")),
+                    response_bytes=len(response.content),
+                    inputs={
+                        path: json.loads(json.dumps(value)) for path, value in captured.items()
+                    },
+                )
+    finally:
+        services.opa.query = original_query  # type: ignore[method-assign]
+    opa_counts = {cost.opa_calls for cost in costs.values()}
+    sql_counts = {cost.sql_statements for cost in costs.values()}
+    if opa_counts != {2} or len(sql_counts) != 1:
+        raise BenchError(
+            f"cost depends on thread length or is not 2 OPA calls: "
+            f"{[(c.size, c.opa_calls, c.sql_statements) for c in costs.values()]}"
+        )
+    return costs
+
+
+@dataclass
+class OpaTimers:
+    """OPA's own timers for one path (median of several ``?metrics=true`` calls)."""
+
+    path: str
+    input_bytes: int
+    handler_ms: float
+    eval_ms: float
+    input_parse_ms: float
+
+
+def opa_timers(opa_url: str, path: str, policy_input: dict[str, Any], count: int = 25) -> OpaTimers:
+    """Ask OPA how long it spends on ``path`` itself (server handler, parse, evaluation)."""
+    body = json.dumps({"input": policy_input}, separators=(",", ":"))
+    samples: list[dict[str, float]] = []
+    with _session() as session:
+        for _ in range(count):
+            response = session.post(
+                f"{opa_url}/v1/data/{path}?metrics=true",
+                data=body,
+                headers={"Content-Type": "application/json"},
+                timeout=REQUEST_TIMEOUT,
+            )
+            response.raise_for_status()
+            samples.append(response.json().get("metrics", {}))
+
+    def median(name: str) -> float:
+        return statistics.median(sample.get(name, 0) for sample in samples) / 1e6
+
+    return OpaTimers(
+        path=path,
+        input_bytes=len(body.encode()),
+        handler_ms=median("timer_server_handler_ns"),
+        eval_ms=median("timer_rego_query_eval_ns"),
+        input_parse_ms=median("timer_rego_input_parse_ns"),
+    )
+
+
+# -------------------------------------------------------------------- FlaskApp variant
+
+
+def _flask_compatible(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a handler so that its Starlette response becomes a Flask response."""
+    import flask
+    from starlette.responses import Response as StarletteResponse
+
+    @functools.wraps(function)
+    def handler(*args: Any, **kwargs: Any) -> Any:
+        response = function(*args, **kwargs)
+        if isinstance(response, StarletteResponse):
+            headers = [(k, v) for k, v in response.headers.items() if k != "content-length"]
+            return flask.Response(
+                bytes(response.body), status=response.status_code, headers=headers
+            )
+        return response
+
+    return handler
+
+
+def create_flask_app(settings: Settings) -> Application:
+    """The same service built on Connexion's ``FlaskApp`` (WSGI bridge) for comparison.
+
+    Mirrors :func:`app.main.create_app`; only the handlers' Starlette responses are
+    converted, since Flask cannot send them.
+    """
+    import connexion
+    from connexion.utils import get_function_from_name
+
+    from app.http.routes import SPEC_PATH, load_routes, load_spec
+    from app.http.validation import validator_map
+    from app.main import _error_handler
+    from app.services import build_services
+
+    spec = load_spec()
+    services = build_services(settings, load_routes(spec))
+    flask_app = connexion.FlaskApp(__name__, specification_dir=str(SPEC_PATH.parent))
+    flask_app.add_api(
+        SPEC_PATH.name,
+        resolver=SnakeCaseResolver(
+            function_resolver=lambda name: _flask_compatible(get_function_from_name(name))
+        ),
+        strict_validation=True,
+        validate_responses=False,
+        validator_map=validator_map(),
+        swagger_ui_options=None,
+    )
+    for status in (401, 404, 405, 406, 415):
+        flask_app.add_error_handler(status, _error_handler)
+    flask_app.add_error_handler(Exception, _error_handler)
+    return Application(services, flask_app)
+
+
+def serve_flask() -> int:
+    """``--serve-flask``: serve the FlaskApp variant from the environment's settings."""
+    settings = load_settings()
+    configure_logging(settings.text("log.level"))
+    uvicorn.run(
+        create_flask_app(settings),
+        host=settings.text("host"),
+        port=settings.integer("port"),
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+    )
+    return 0
+
+
+# ------------------------------------------------------------------------- profiling
+
+
+async def _asgi_get(app: Application, path: str) -> tuple[int, bytes]:
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1"),
+            (b"accept", b"*/*"),
+            (b"authorization", f"Bearer {AGENT_TOKEN}".encode()),
+        ],
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 80),
+    }
+    received = False
+    status = 0
+    body = bytearray()
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        if received:
+            return {"type": "http.disconnect"}
+        received = True
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            body.extend(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return status, bytes(body)
+
+
+@dataclass
+class Profile:
+    """cProfile of the slowest case, driven in-process on one thread."""
+
+    requests: int
+    plain_ms: float
+    profiled_ms: float
+    stats: pstats.Stats
+    buckets: list[tuple[str, float]]
+    cumulative: list[tuple[str, float, float, float]]
+    own: list[tuple[str, float, float, float]]
+    opa_wait_ms: float
+    pg_ms: float
+    request_ms: float
+    handler_ms: float
+    parts: list[tuple[str, float]]
+
+
+_Key = tuple[str, int, str]
+_Entry = tuple[int, int, float, float, dict[_Key, tuple[int, int, float, float]]]
+
+
+def _find(raw: dict[_Key, _Entry], file_suffix: str, name: str) -> _Key:
+    for key in raw:
+        if key[0].endswith(file_suffix) and key[2] == name:
+            return key
+    raise BenchError(f"{file_suffix}:{name} is not in the profile")
+
+
+def _callee_time(raw: dict[_Key, _Entry], parent: _Key, where: Callable[[_Key], bool]) -> float:
+    """Cumulative time of ``parent``'s direct callees selected by ``where``."""
+    return sum(
+        entry[4][parent][3] for key, entry in raw.items() if parent in entry[4] and where(key)
+    )
+
+
+def _parts(
+    raw: dict[_Key, _Entry], request: float, pg: float, opa_wait: float
+) -> list[tuple[str, float]]:
+    """Where one request's time goes, as disjoint parts (seconds over all requests)."""
+    handler = _find(raw, "app/handlers/runs.py", "get_run_context")
+    use_case = _find(raw, "app/usecases/run_context.py", "read_run_context")
+    begin = _find(raw, "app/handlers/common.py", "begin")
+    respond = _find(raw, "app/handlers/common.py", "json_response")
+    query = _find(raw, "app/opa_client.py", "query")
+    handler_s, use_case_s = raw[handler][3], raw[use_case][3]
+    begin_s, respond_s, opa_s = raw[begin][3], raw[respond][3], raw[query][3]
+    repositories = str(REPO_ROOT / "repositories") + os.sep
+    sql_s = begin_s + _callee_time(raw, use_case, lambda key: key[0].startswith(repositories))
+    return [
+        (
+            "Connexion and Starlette middleware, correlation id and services wrappers "
+            "(outside the handler)",
+            request - handler_s,
+        ),
+        (
+            "SQL: authentication, run facts, two fact bundles, trigger and parent, two windows, "
+            "two transactions (SQLAlchemy and psycopg2)",
+            sql_s,
+        ),
+        ("  of which psycopg2 calls (PostgreSQL's work and the wait)", pg),
+        ("  of which SQLAlchemy, pool, rows and typecasting in Python", sql_s - pg),
+        ("OPA: two calls (`OpaClient.query`)", opa_s),
+        ("  of which socket send/receive (OPA's work and the wait)", opa_wait),
+        ("  of which requests, urllib3, http.client and JSON in Python", opa_s - opa_wait),
+        (
+            "Use case besides SQL and OPA: planning, input building, shaping, element assembly",
+            use_case_s - (sql_s - begin_s) - opa_s,
+        ),
+        ("Response encoding (`json_response`: `drop_nulls` and `json.dumps`)", respond_s),
+        (
+            "Python outside PostgreSQL and OPA (the request less the two waits)",
+            request - pg - opa_wait,
+        ),
+    ]
+
+
+def _short(key: tuple[str, int, str]) -> str:
+    filename, line, name = key
+    if filename == "~":
+        return name
+    path = filename
+    marker = "site-packages/"
+    if marker in path:
+        path = path.split(marker, 1)[1]
+    elif path.startswith(str(REPO_ROOT)):
+        path = path[len(str(REPO_ROOT)) + 1 :]
+    else:
+        path = Path(path).name
+    return f"{path}:{line}({name})"
+
+
+def _bucket(key: tuple[str, int, str]) -> str:
+    filename, _, name = key
+    if filename == "~":
+        if "psycopg2" in name:
+            return "PostgreSQL: psycopg2 execute/commit/rollback (network wait included)"
+        if "_socket.socket" in name or "select" in name or "poll" in name:
+            return "OPA: socket send/receive (network wait included)"
+        if "_json" in name or "json" in name:
+            return "json (C accelerator)"
+        return "builtins (C: str, dict, regex, hashing, ...)"
+    marker = "site-packages/"
+    if marker in filename:
+        package = filename.split(marker, 1)[1].split("/", 1)[0]
+        return f"{package}"
+    if filename.startswith(str(REPO_ROOT)):
+        parts = Path(filename).relative_to(REPO_ROOT).parts
+        return "/".join(parts[:2]) if parts[0] == "app" and len(parts) > 2 else parts[0]
+    return f"stdlib {Path(filename).stem}"
+
+
+def profile_case(app: Application, run_id: str, count: int) -> Profile:
+    """Profile ``count`` getRunContext requests of the 1000-message run, one at a time."""
+    import connexion.decorators.main as connexion_main
+
+    async def inline(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    path = f"/api/v1/runs/{run_id}/context"
+    original = connexion_main.run_in_threadpool
+    connexion_main.run_in_threadpool = inline
+    loop = asyncio.new_event_loop()
+    try:
+
+        async def many(n: int) -> None:
+            for _ in range(n):
+                status, _body = await _asgi_get(app, path)
+                if status != 200:
+                    raise BenchError(f"in-process getRunContext answered {status}")
+
+        loop.run_until_complete(many(30))
+        begin = time.perf_counter()
+        loop.run_until_complete(many(count))
+        plain_ms = (time.perf_counter() - begin) * 1000 / count
+        profiler = cProfile.Profile()
+        begin = time.perf_counter()
+        profiler.enable()
+        loop.run_until_complete(many(count))
+        profiler.disable()
+        profiled_ms = (time.perf_counter() - begin) * 1000 / count
+    finally:
+        loop.close()
+        connexion_main.run_in_threadpool = original
+    stats = pstats.Stats(profiler, stream=io.StringIO())
+    raw: dict[_Key, _Entry] = stats.stats  # type: ignore[attr-defined]
+    total_own = sum(entry[2] for entry in raw.values())
+    buckets: dict[str, float] = {}
+    for key, (_cc, _nc, own, _cum, _callers) in raw.items():
+        buckets[_bucket(key)] = buckets.get(_bucket(key), 0.0) + own
+    ordered = sorted(buckets.items(), key=lambda item: -item[1])
+    scale = 1000 / count
+    # Leave out the pass-through chain (event loop, middlewares) whose cumulative time
+    # is the whole request: what remains shows where the handler's time goes.
+    request_ms = raw[_find(raw, "tests/load/bench.py", "_asgi_get")][3] * scale
+    handler_ms = raw[_find(raw, "app/handlers/runs.py", "get_run_context")][3] * scale
+    by_cum = sorted(
+        (item for item in raw.items() if item[1][3] * scale <= handler_ms),
+        key=lambda item: -item[1][3],
+    )
+    by_own = sorted(raw.items(), key=lambda item: -item[1][2])
+    pg_ms = sum(own for name, own in ordered if name.startswith("PostgreSQL")) * scale
+    opa_ms = sum(own for name, own in ordered if name.startswith("OPA")) * scale
+    assert total_own > 0
+    parts = _parts(raw, request_ms / scale, pg_ms / scale, opa_ms / scale)
+    return Profile(
+        requests=count,
+        plain_ms=plain_ms,
+        profiled_ms=profiled_ms,
+        stats=stats,
+        buckets=[(name, own * scale) for name, own in ordered],
+        cumulative=[(_short(k), v[1] / count, v[2] * scale, v[3] * scale) for k, v in by_cum[:40]],
+        own=[(_short(k), v[1] / count, v[2] * scale, v[3] * scale) for k, v in by_own[:20]],
+        opa_wait_ms=opa_ms,
+        pg_ms=pg_ms,
+        request_ms=request_ms,
+        handler_ms=handler_ms,
+        parts=[(name, seconds * scale) for name, seconds in parts],
+    )
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def _calls(value: float) -> str:
+    return str(round(value)) if abs(value - round(value)) < 0.05 else f"{value:.1f}"
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.2f}" if value < 100 else f"{value:.0f}"
+
+
+def results_table(results: list[Result], opa_by_c: dict[int, Result]) -> str:
+    """The main table: latency percentiles, throughput and ratio to bare OPA."""
+    lines = [
+        "| case | earlier messages | concurrency | requests | p50 ms | p95 ms | p99 ms "
+        "| req/s | p50 / bare OPA p50 |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for result in results:
+        bare = opa_by_c.get(result.concurrency)
+        ratio = (
+            f"{result.percentile(50) / bare.percentile(50):.1f}x"
+            if bare is not None and result.name.startswith("getRunContext")
+            else ""
+        )
+        size = str(result.size) if result.size is not None else ""
+        requests_done = f"{len(result.latencies_ms)}" + (" (time cap)" if result.capped else "")
+        lines.append(
+            f"| {result.name} | {size} | {result.concurrency} | {requests_done} "
+            f"| {_fmt(result.percentile(50))} | {_fmt(result.percentile(95))} "
+            f"| {_fmt(result.percentile(99))} | {result.rps:.0f} | {ratio} |"
+        )
+    return "\n".join(lines)
+
+
+def costs_table(costs: dict[int, Cost]) -> str:
+    """Round trips and response shape per thread size."""
+    lines = [
+        "| earlier messages | OPA round trips | SQL statements (app counter) "
+        "| statements PostgreSQL received | PostgreSQL server time ms | thread_context "
+        "| channel_context | cut elements | truncated_before_seq | response bytes |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for cost in costs.values():
+        lines.append(
+            f"| {cost.size} | {cost.opa_calls} | {cost.sql_statements} "
+            f"| {len(cost.pg_statements)} | {cost.pg_ms:.2f} "
+            f"| {cost.thread_items} | {cost.channel_items} | {cost.cut_items} "
+            f"| {cost.truncated_before_seq if cost.truncated_before_seq is not None else '-'} "
+            f"| {cost.response_bytes} |"
+        )
+    return "\n".join(lines)
+
+
+def statements_table(cost: Cost) -> str:
+    """Every statement PostgreSQL received for one request, with its server time."""
+    lines = ["| # | server ms (median) | statement (start, tables) |", "| ---: | ---: | --- |"]
+    for index, (ms, label) in enumerate(cost.pg_statements, 1):
+        lines.append(f"| {index} | {ms:.3f} | `{label}` |")
+    return "\n".join(lines)
+
+
+def opa_table(timers: list[OpaTimers]) -> str:
+    """OPA's own timers per path."""
+    lines = [
+        "| path | input bytes | OPA handler ms | of which input parse ms "
+        "| of which evaluation ms |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for timer in timers:
+        lines.append(
+            f"| `{timer.path}` | {timer.input_bytes} | {timer.handler_ms:.3f} "
+            f"| {timer.input_parse_ms:.3f} | {timer.eval_ms:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def profile_section(profile: Profile, http_p50: float | None) -> str:
+    """Buckets, top cumulative and top own-time entries of the profile."""
+    total = sum(ms for _, ms in profile.buckets)
+    other = total - profile.pg_ms - profile.opa_wait_ms
+    lines = [
+        f"{profile.requests} requests of the 1,000-message case, one at a time, in-process: "
+        f"{profile.plain_ms:.2f} ms per request without the profiler, "
+        f"{profile.profiled_ms:.2f} ms under cProfile (the profiler inflates Python calls, "
+        "not waits, so Python's share below is an upper bound). Not in the profile: "
+        "uvicorn's HTTP parsing, the hop to the thread pool and the client"
+        + (
+            f"; for comparison, the same case over HTTP has p50 {http_p50:.2f} ms."
+            if http_p50 is not None
+            else "."
+        ),
+        "",
+        f"Per request under the profiler: PostgreSQL (driver calls including the wait) "
+        f"{profile.pg_ms:.2f} ms, OPA socket I/O (including the wait) "
+        f"{profile.opa_wait_ms:.2f} ms, everything else (Python in this process) "
+        f"{other:.2f} ms = {100 * other / total:.0f}% of {total:.2f} ms.",
+        "",
+        "Where the time of one request goes (ms per request under the profiler):",
+        "",
+        "| part | ms / request | share of the request |",
+        "| --- | ---: | ---: |",
+    ]
+    for name, ms in profile.parts:
+        lines.append(f"| {name} | {ms:.2f} | {100 * ms / profile.request_ms:.0f}% |")
+    lines += [
+        "",
+        "Own time grouped by package (ms per request):",
+        "",
+        "| where | ms / request | share |",
+        "| --- | ---: | ---: |",
+    ]
+    for name, ms in profile.buckets[:16]:
+        lines.append(f"| {name} | {ms:.3f} | {100 * ms / total:.1f}% |")
+    lines += [
+        "",
+        "Top entries by cumulative time from the handler down (ms per request; the event "
+        "loop and the middleware chain above the handler span the whole request, "
+        f"{profile.request_ms:.2f} ms, and are left out):",
+        "",
+        "| function | calls / request | own ms | cumulative ms |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, calls, own, cum in profile.cumulative[:30]:
+        lines.append(f"| `{name}` | {_calls(calls)} | {own:.3f} | {cum:.3f} |")
+    lines += [
+        "",
+        "Top entries by own time (ms per request):",
+        "",
+        "| function | calls / request | own ms | cumulative ms |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, calls, own, cum in profile.own:
+        lines.append(f"| `{name}` | {_calls(calls)} | {own:.3f} | {cum:.3f} |")
+    return "\n".join(lines)
+
+
+def interpretation(
+    results: list[Result],
+    costs: dict[int, Cost],
+    opa_by_c: dict[int, Result],
+    timers: list[OpaTimers],
+    profile: Profile | None,
+) -> str:
+    """A short reading of the numbers, computed from them."""
+    ctx = {(r.size, r.concurrency): r for r in results if r.name == "getRunContext"}
+    flask = {r.concurrency: r for r in results if r.name == FLASK_NAME}
+    c1 = [ctx[(size, 1)].percentile(50) for size in SIZES]
+    c8 = [ctx[(size, 8)] for size in SIZES]
+    big = costs[max(SIZES)]
+    evaluate = next((t for t in timers if t.path == EVALUATE_PATH), None)
+    evaluations = {
+        r.name: r
+        for r in results
+        if r.name.startswith("bare OPA runcontext") and r.concurrency == 1
+    }
+    logged = evaluations.get("bare OPA runcontext/evaluate")
+    quiet = evaluations.get("bare OPA runcontext/evaluate, decision logs off")
+    lines = [
+        f"* Cost does not grow with the thread: every size takes {big.opa_calls} OPA round "
+        f"trips and {big.sql_statements} SQL statements; PostgreSQL receives "
+        f"{len(big.pg_statements)} (with BEGIN, the pool's pre-ping `SELECT 1` and ROLLBACK "
+        "of each of the request's two transactions). "
+        f"p50 at concurrency 1 is {c1[0]:.2f} / {c1[1]:.2f} / {c1[2]:.2f} ms for 10 / 100 / "
+        "1,000 earlier messages; the 100 and 1,000 cases return the same window "
+        f"({costs[100].thread_items} thread and {costs[100].channel_items} channel elements), "
+        f"the 10 case a smaller one ({costs[10].thread_items} thread elements).",
+        f"* A request costs {c1[2] / opa_by_c[1].percentile(50):.1f}x a bare OPA "
+        f"`authz/decision` over HTTP at concurrency 1 (bare p50 "
+        f"{opa_by_c[1].percentile(50):.2f} ms). PostgreSQL's server time for all "
+        f"statements of the 1,000 case is {big.pg_ms:.2f} ms"
+        + (
+            f"; OPA's own time for the batched `runcontext/evaluate` call is "
+            f"{evaluate.handler_ms:.2f} ms ({evaluate.eval_ms:.2f} ms evaluation, "
+            f"{evaluate.input_bytes / 1024:.0f} KiB input)"
+            if evaluate
+            else ""
+        )
+        + ". The rest is the app process and the transports."
+        + (
+            f" Bare `runcontext/evaluate` takes p50 {logged.percentile(50):.2f} ms with "
+            f"decision logs and {quiet.percentile(50):.2f} ms without."
+            if logged is not None and quiet is not None
+            else ""
+        ),
+        f"* At concurrency 8 the single uvicorn worker serves "
+        f"{' / '.join(f'{r.rps:.0f}' for r in c8)} req/s (10 / 100 / 1,000) against "
+        f"{' / '.join(f'{ctx[(size, 1)].rps:.0f}' for size in SIZES)} at concurrency 1; the "
+        f"extra concurrency mostly queues (p99 {c8[2].percentile(99):.1f} ms for 1,000). On "
+        "two cores the app, PostgreSQL, OPA and the client share the CPUs; one app process "
+        "is bound by its GIL, so scale out with replicas, each with its OPA sidecar "
+        "(SPEC section 10).",
+    ]
+    if flask:
+        lines.append(
+            "* Connexion `FlaskApp` on the same handler (1,000 case): p50 "
+            + " / ".join(f"{r.percentile(50):.2f} ms at c={c}" for c, r in sorted(flask.items()))
+            + " against `AsyncApp` "
+            + " / ".join(f"{ctx[(max(SIZES), c)].percentile(50):.2f} ms" for c in sorted(flask))
+            + "; throughput "
+            + " / ".join(f"{r.rps:.0f}" for _, r in sorted(flask.items()))
+            + " against "
+            + " / ".join(f"{ctx[(max(SIZES), c)].rps:.0f}" for c in sorted(flask))
+            + " req/s."
+        )
+    if profile is not None:
+        python_ms = profile.request_ms - profile.pg_ms - profile.opa_wait_ms
+        python_parts = sorted(
+            (
+                (name.strip().removeprefix("of which ").split(" (")[0], ms)
+                for name, ms in profile.parts
+                if name.startswith(("Connexion", "Use case", "Response")) or "in Python" in name
+            ),
+            key=lambda part: -part[1],
+        )
+        lines.append(
+            "* In the profile of the 1,000-message case at concurrency 1, "
+            f"{100 * python_ms / profile.request_ms:.0f}% of a request is Python in the app "
+            "process, not PostgreSQL's or OPA's work or the wait for them. The largest Python "
+            "parts: "
+            + "; ".join(f"{name} {ms:.2f} ms" for name, ms in python_parts[:3])
+            + " (profiled ms; see Profile)."
+        )
+    return "\n".join(lines)
+
+
+def render(
+    started: dt.datetime,
+    facts: dict[str, str],
+    args: argparse.Namespace,
+    results: list[Result],
+    costs: dict[int, Cost],
+    opa_by_c: dict[int, Result],
+    timers: list[OpaTimers],
+    profile: Profile | None,
+    seconds: float,
+) -> str:
+    """The whole ``docs/benchmarks.md``."""
+    machine_lines = "\n".join(f"* {name}: {value}" for name, value in facts.items())
+    parts = [
+        "# Benchmarks",
+        "",
+        "Generated by `make bench` (`python -m tests.load.bench`, method in its docstring "
+        "and below); rerun it to refresh this file. Numbers are from one run on the machine "
+        "below; compare runs on the same machine only.",
+        "",
+        f"Run: {started.strftime('%Y-%m-%d %H:%M UTC')}, {seconds:.0f} s in total.",
+        "",
+        "## Machine",
+        "",
+        machine_lines,
+        "",
+        "## Method",
+        "",
+        "* Throwaway PostgreSQL cluster (fsync off) and the real OPA serving `policies/` "
+        "with console decision logs, both on 127.0.0.1; a generated world in the seed "
+        "world's shape (space support, channel general operated by agent lotse; alex "
+        "trigger on the space, sam trigger on the channel, writer write only) with threads "
+        "of 10, 100 and 1,000 earlier messages before alex's triggering message and a run "
+        "of lotse in each (session started without an earlier run, so `bind`: channel "
+        "context wanted, own messages included). Contents vary from 20 characters to 24 KB "
+        "(about 1% are cut at `agent.context_message_max_bytes`) and contain 2-, 3- and "
+        "4-byte UTF-8 characters; about 5% carry an attachment. The channel sets no "
+        "backfill limit, so `channel.history_backfill_limit_default` (50) applies, and 60 "
+        "main-thread messages precede the threads' parent messages.",
+        "* The app runs as `python -m app serve` in its own process (Connexion `AsyncApp`, "
+        "one uvicorn worker, rate limits off, log level WARNING). The client is this "
+        "process: one thread per concurrent caller, each with its own keep-alive "
+        "`requests.Session` whose connection is opened before timing starts.",
+        f"* Per thread size {args.warmup} warm-up requests at concurrency 1 and 8, then "
+        f"{args.requests_c1} requests at concurrency 1 and {args.requests_c8} at "
+        f"concurrency 8, each case capped at {args.case_seconds:.0f} s. Latency is the "
+        "client's wall time per request; req/s is completed requests over the case's wall "
+        "time.",
+        "* Bare OPA: the same client posts to `/v1/data/authz/decision` the exact input the "
+        "app sent to authorize the 1,000-message request (its fact bundle included), and to "
+        "`/v1/data/runcontext/evaluate` the input of that request's second, batched call; "
+        "the answer is parsed as JSON like the app's client does. The latter is measured "
+        "once more against a second OPA with decision logs off (the sidecar's configuration "
+        "`deploy/opa/config.yaml` logs every decision to the console). The ratio column "
+        "divides getRunContext's p50 by the bare `authz/decision` p50 at the same "
+        "concurrency.",
+        "* Cost per request is counted in-process once per size: the app's OPA and SQL "
+        f"counters around {COUNTED_REQUESTS} requests served by uvicorn in a thread, and "
+        "PostgreSQL's own log (`log_min_duration_statement = 0`) for the statements it "
+        "received and their server time (median per statement). OPA's timers come from "
+        "`?metrics=true` (median of 25 calls).",
+    ]
+    if any(r.name == FLASK_NAME for r in results):
+        parts.append(
+            "* FlaskApp variant: the same spec, handlers and services on Connexion's "
+            "`FlaskApp` (WSGI bridge, thread pool of 10), built by the benchmark (handlers' "
+            "Starlette responses converted to Flask responses), served the same way; "
+            "measured on the 1,000 case only."
+        )
+    parts += [
+        "",
+        "## getRunContext and bare OPA",
+        "",
+        results_table(results, opa_by_c),
+        "",
+        "## Cost per request",
+        "",
+        costs_table(costs),
+        "",
+        f"Statements PostgreSQL received for one request of the {max(SIZES)} case:",
+        "",
+        statements_table(costs[max(SIZES)]),
+        "",
+        "OPA's own time per call (the bare OPA inputs above):",
+        "",
+        opa_table(timers),
+        "",
+        "## Interpretation",
+        "",
+        interpretation(results, costs, opa_by_c, timers, profile),
+        "",
+    ]
+    if profile is not None:
+        http = next(
+            (
+                r.percentile(50)
+                for r in results
+                if r.name == "getRunContext" and r.size == max(SIZES) and r.concurrency == 1
+            ),
+            None,
+        )
+        parts += ["## Profile", "", profile_section(profile, http), ""]
+    return "\n".join(parts)
+
+
+# ------------------------------------------------------------------------------- main
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.load.bench", description=(__doc__ or "").splitlines()[0]
+    )
+    parser.add_argument(
+        "--requests-c1",
+        type=int,
+        default=300,
+        help="requests per case at concurrency 1 (default 300)",
+    )
+    parser.add_argument(
+        "--requests-c8",
+        type=int,
+        default=800,
+        help="requests per case at concurrency 8 (default 800)",
+    )
+    parser.add_argument(
+        "--case-seconds", type=float, default=20.0, help="time cap per case in seconds (default 20)"
+    )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=50,
+        help="warm-up requests per thread size and concurrency (default 50)",
+    )
+    parser.add_argument(
+        "--profile-requests",
+        type=int,
+        default=200,
+        help="requests profiled in the slowest case; 0 skips (default 200)",
+    )
+    parser.add_argument(
+        "--no-flask", action="store_true", help="skip the Connexion FlaskApp comparison"
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=OUTPUT,
+        help="markdown file to write (default docs/benchmarks.md)",
+    )
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--profile-dump",
+        type=Path,
+        default=None,
+        help="also save the raw cProfile stats there (for pstats/snakeviz)",
+    )
+    parser.add_argument("--serve-flask", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def _terminate(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _measure_context(
+    base_url: str, name: str, runs: dict[int, str], sizes: tuple[int, ...], args: argparse.Namespace
+) -> list[Result]:
+    results: list[Result] = []
+    for size in sizes:
+        call = context_call(base_url, runs[size])
+        run_load("warm-up", size, call, args.warmup, 1, args.case_seconds)
+        run_load("warm-up", size, call, args.warmup, 8, args.case_seconds)
+    for concurrency in CONCURRENCIES:
+        total = args.requests_c1 if concurrency == 1 else args.requests_c8
+        for size in sizes:
+            print(f"{name} size {size} c={concurrency} ...", file=sys.stderr)
+            results.append(
+                run_load(
+                    name,
+                    size,
+                    context_call(base_url, runs[size]),
+                    total,
+                    concurrency,
+                    args.case_seconds,
+                )
+            )
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns the process exit code."""
+    args = _parser().parse_args(argv)
+    if args.serve_flask:
+        return serve_flask()
+    signal.signal(signal.SIGTERM, _terminate)
+    started = dt.datetime.now(dt.UTC)
+    clock = time.monotonic()
+    facts = machine()
+    load_at_start = load_average()
+    configure_logging("WARNING")
+    with contextlib.ExitStack() as stack:
+        print("starting PostgreSQL and OPA ...", file=sys.stderr)
+        cluster = PostgresCluster()
+        stack.callback(cluster.stop)
+        cluster.start()
+        opa = OpaServer()
+        stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
+        stack.callback(opa.stop)
+        opa.start()
+        _admin(cluster.admin_url, f'CREATE DATABASE "{DATABASE}"')
+        database_url = cluster.url(DATABASE)
+        upgrade(database_url)
+        world_file = Path(tempfile.mkstemp(prefix="bench-world-", suffix=".yaml")[1])
+        stack.callback(lambda: world_file.unlink(missing_ok=True))
+        world_file.write_text(
+            yaml.safe_dump(bench_world(), sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
+        ids = load_world_file(database_url, str(world_file))
+        runs = {size: ids[f"r{size}"] for size in SIZES}
+        _admin(database_url, "VACUUM ANALYZE")
+
+        print("counting round trips in-process ...", file=sys.stderr)
+        settings: Settings = load_settings(environ={}).replace(
+            **{
+                "database.url": database_url,
+                "opa.url": opa.url,
+                "rate_limit.agent_runtime.per_minute": 0,
+            }
+        )
+        local_app = create_app(settings)
+        stack.callback(local_app.services.close)
+        costs = measure_costs(local_app, cluster, runs)
+        inputs = costs[max(SIZES)].inputs
+        timers = [
+            opa_timers(opa.url, path, inputs[path]) for path in (DECISION_PATH, EVALUATE_PATH)
+        ]
+
+        with app_process(database_url, opa.url) as base_url:
+            results = _measure_context(base_url, "getRunContext", runs, SIZES, args)
+            opa_by_c: dict[int, Result] = {}
+            bare = (
+                ("bare OPA authz/decision", DECISION_PATH),
+                ("bare OPA runcontext/evaluate", EVALUATE_PATH),
+            )
+            for name, path in bare:
+                call = opa_call(opa.url, path, inputs[path])
+                run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
+                for concurrency in CONCURRENCIES:
+                    total = args.requests_c1 if concurrency == 1 else args.requests_c8
+                    print(f"{name} c={concurrency} ...", file=sys.stderr)
+                    result = run_load(
+                        name,
+                        max(SIZES) if path == EVALUATE_PATH else None,
+                        call,
+                        total,
+                        concurrency,
+                        args.case_seconds,
+                    )
+                    results.append(result)
+                    if path == DECISION_PATH:
+                        opa_by_c[concurrency] = result
+            with opa_without_decision_logs() as quiet_url:
+                name = f"{bare[1][0]}, decision logs off"
+                call = opa_call(quiet_url, EVALUATE_PATH, inputs[EVALUATE_PATH])
+                run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
+                for concurrency in CONCURRENCIES:
+                    total = args.requests_c1 if concurrency == 1 else args.requests_c8
+                    print(f"{name} c={concurrency} ...", file=sys.stderr)
+                    results.append(
+                        run_load(name, max(SIZES), call, total, concurrency, args.case_seconds)
+                    )
+
+        if not args.no_flask:
+            command = ("tests.load.bench", "--serve-flask")
+            with app_process(database_url, opa.url, command) as base_url:
+                results += _measure_context(base_url, FLASK_NAME, runs, (max(SIZES),), args)
+
+        profile = None
+        if args.profile_requests > 0:
+            print("profiling 1000 messages at c=1 in-process ...", file=sys.stderr)
+            profile = profile_case(local_app, runs[max(SIZES)], args.profile_requests)
+            if args.profile_dump is not None:
+                profile.stats.dump_stats(str(args.profile_dump))
+
+    seconds = time.monotonic() - clock
+    facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
+    report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
+    print(report)
+    if not args.no_write:
+        args.output.write_text(report, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted; services stopped", file=sys.stderr)
+        sys.exit(130)
+    except BenchError as exc:
+        print(f"benchmark failed: {exc}", file=sys.stderr)
+        sys.exit(1)
