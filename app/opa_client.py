@@ -66,6 +66,9 @@ class OpaClient:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._session = session or requests.Session()
+        # Proxy settings never apply to a loopback sidecar, and reading them costs an
+        # environment scan per call.
+        self._session.trust_env = False
         adapter = HTTPAdapter(pool_connections=1, pool_maxsize=pool_size, max_retries=0)
         self._session.mount("http://", adapter)
         self._session.mount("https://", adapter)

@@ -40,6 +40,10 @@ class Services:
         """A new unit of work (one transaction, rolled back unless committed)."""
         return UnitOfWork(self.engine)
 
+    def reader(self) -> UnitOfWork:
+        """A read-only unit: autocommit statements, no transaction, no locks."""
+        return UnitOfWork(self.engine, read_only=True)
+
     def close(self) -> None:
         """Release pooled connections."""
         self.opa.close()
@@ -52,6 +56,10 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
         settings.text("database.url"),
         pool_size=settings.integer("database.pool_size"),
         max_overflow=settings.integer("database.pool_size"),
+        # No ping per checkout: it costs a round trip on every request, and a stale
+        # connection already fails closed (503) and is replaced by the pool.
+        pool_pre_ping=False,
+        pool_recycle=1800,
         connect_args={
             "options": f"-c statement_timeout={settings.integer('database.statement_timeout_ms')}",
             "connect_timeout": 5,

@@ -3,6 +3,11 @@
 ``__exit__`` always rolls back; only an explicit :meth:`UnitOfWork.commit` keeps work,
 so an exception anywhere in a use case loses nothing half-written. Repositories are
 built on the unit's connection and never commit themselves.
+
+A read-only unit (``read_only=True``) runs its statements in autocommit mode: no
+``BEGIN``/``ROLLBACK`` round trips and no locks. Under READ COMMITTED a transaction
+would give each statement its own snapshot anyway, so reads lose nothing by it; this is
+how a run-context read "opens no unit of work and takes no lock" (seed 000 ruling 13).
 """
 
 from __future__ import annotations
@@ -30,19 +35,29 @@ class UnitOfWork:
 
     conn: Connection
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         self._engine = engine
+        self.read_only = read_only
 
     def __enter__(self) -> UnitOfWork:
         self.conn = self._engine.connect()
-        self.conn.begin()
+        if self.read_only:
+            self.conn.execution_options(isolation_level="AUTOCOMMIT")
+        else:
+            self.conn.begin()
         self.principals = PrincipalRepository(self.conn)
         self.facts = FactsRepository(self.conn)
         self.audit = AuditRepository(self.conn)
         return self
 
     def commit(self) -> None:
-        """Commit the transaction and start a new one on the same connection."""
+        """Commit the transaction and start a new one on the same connection.
+
+        Raises:
+            RuntimeError: the unit is read-only (a write there is a programming error).
+        """
+        if self.read_only:
+            raise RuntimeError("commit on a read-only unit of work")
         self.conn.commit()
         self.conn.begin()
 
@@ -53,6 +68,7 @@ class UnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         try:
-            self.conn.rollback()
+            if not self.read_only:
+                self.conn.rollback()
         finally:
             self.conn.close()

@@ -40,7 +40,7 @@ def begin(operation_id: str) -> RequestContext:
     """
     services = current_services()
     route = services.routes[operation_id]
-    with services.uow() as uow:
+    with services.reader() as uow:
         actor = authenticate(uow, request.headers.get("authorization"))
     services.limiter.check(route.rate_class, actor.id)
     return RequestContext(services=services, actor=actor, route=route)

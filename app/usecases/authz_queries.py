@@ -34,7 +34,7 @@ def query_trigger_holders(
         NotFound: the channel does not exist (for an allowed caller).
         ServiceUnavailable: OPA cannot answer.
     """
-    with services.uow() as uow:
+    with services.reader() as uow:
         facts = uow.facts.bundle([actor.id, *principal_ids], [channel_id])
     authorize(
         opa=services.opa,
@@ -75,7 +75,7 @@ def explain_decision(
             "This resource kind needs an id.", [{"path": "body/resource/id", "message": "required"}]
         )
     subject_id = body["actor_id"]
-    with services.uow() as uow:
+    with services.reader() as uow:
         resource: dict[str, Any] = {"kind": resource_kind}
         channels: list[str] = []
         if resource_kind == "channel":

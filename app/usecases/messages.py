@@ -104,7 +104,7 @@ def list_messages(
         NotFound: the channel or thread is unknown or invisible to the actor, or
             ``before_message_id`` does not lie in the listed thread.
     """
-    with services.uow() as uow:
+    with services.reader() as uow:
         _authorize_channel(services, uow, actor, action, channel_id)
         messages = MessageRepository(uow.conn)
         thread = _listed_thread(messages, channel_id, parent_message_id)

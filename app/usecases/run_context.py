@@ -146,7 +146,7 @@ def read_run_context(services: Services, actor: Actor, action: str, run_id: str)
         ServiceUnavailable: OPA cannot answer (fail closed).
     """
     settings = services.settings
-    with services.uow() as uow:
+    with services.reader() as uow:
         runs = RunRepository(uow.conn)
         messages_repo = MessageRepository(uow.conn)
         run = runs.context_facts(run_id)
