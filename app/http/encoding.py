@@ -15,6 +15,9 @@ from typing import Any
 __all__ = ["drop_nulls", "dumps"]
 
 
+_CONTAINERS = (dict, list, tuple)
+
+
 def drop_nulls(value: Any) -> Any:
     """A copy of ``value`` with every ``None``-valued object member removed.
 
@@ -22,11 +25,16 @@ def drop_nulls(value: Any) -> Any:
         ValueError: a list contains ``None``.
     """
     if isinstance(value, dict):
-        return {key: drop_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list | tuple):
+        # Recurse only into containers: a call per scalar would dominate large bodies.
+        return {
+            key: drop_nulls(item) if isinstance(item, _CONTAINERS) else item
+            for key, item in value.items()
+            if item is not None
+        }
+    if isinstance(value, _CONTAINERS):
         if any(item is None for item in value):
             raise ValueError("null inside a list cannot be encoded")
-        return [drop_nulls(item) for item in value]
+        return [drop_nulls(item) if isinstance(item, _CONTAINERS) else item for item in value]
     return value
 
 
