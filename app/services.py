@@ -31,6 +31,7 @@ class Services:
 
     settings: Settings
     engine: Engine
+    read_engine: Engine
     opa: OpaClient
     limiter: RateLimiter
     routes: dict[str, Route]
@@ -42,42 +43,59 @@ class Services:
 
     def reader(self) -> UnitOfWork:
         """A read-only unit: autocommit statements, no transaction, no locks."""
-        return UnitOfWork(self.engine, read_only=True)
+        return UnitOfWork(self.read_engine, read_only=True)
 
     def close(self) -> None:
         """Release pooled connections."""
         self.opa.close()
         self.engine.dispose()
+        self.read_engine.dispose()
 
 
 def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
     """Create the engine and the OPA client from ``settings``."""
-    engine = make_engine(
-        settings.text("database.url"),
-        pool_size=settings.integer("database.pool_size"),
-        max_overflow=settings.integer("database.pool_size"),
-        # No ping per checkout: it costs a round trip on every request, and a stale
-        # connection already fails closed (503) and is replaced by the pool.
-        pool_pre_ping=False,
-        pool_recycle=1800,
-        connect_args={
-            "options": f"-c statement_timeout={settings.integer('database.statement_timeout_ms')}",
-            "connect_timeout": 5,
-        },
-    )
+
+    def engine_for(**isolation: str) -> Engine:
+        return make_engine(
+            settings.text("database.url"),
+            pool_size=settings.integer("database.pool_size"),
+            max_overflow=settings.integer("database.pool_size"),
+            # No ping per checkout: it costs a round trip on every request, and a stale
+            # connection already fails closed (503) and is replaced by the pool.
+            pool_pre_ping=False,
+            pool_recycle=1800,
+            connect_args={
+                "options": "-c statement_timeout="
+                f"{settings.integer('database.statement_timeout_ms')}",
+                "connect_timeout": 5,
+            },
+            **isolation,
+        )
+
+    engine = engine_for()
+    # Its own pool of autocommit connections: switching a pooled connection in and out
+    # of autocommit would cost a SET round trip per request.
+    read_engine = engine_for(isolation_level="AUTOCOMMIT")
     opa = OpaClient(
         settings.text("opa.url"),
         timeout=settings.number("opa.timeout_seconds"),
         pool_size=settings.integer("opa.pool_size"),
     )
     services = Services(
-        settings=settings, engine=engine, opa=opa, limiter=RateLimiter(settings), routes=routes
+        settings=settings,
+        engine=engine,
+        read_engine=read_engine,
+        opa=opa,
+        limiter=RateLimiter(settings),
+        routes=routes,
     )
 
-    @event.listens_for(engine, "before_cursor_execute")
     def _count(*_args: object) -> None:
         # Read by the cost tests and the benchmark: statements per request.
         services.sql_statements += 1
+
+    for counted in (engine, read_engine):
+        event.listen(counted, "before_cursor_execute", _count)
 
     return services
 

@@ -36,14 +36,13 @@ class UnitOfWork:
     conn: Connection
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
+        """``read_only`` units need an engine created with ``isolation_level="AUTOCOMMIT"``."""
         self._engine = engine
         self.read_only = read_only
 
     def __enter__(self) -> UnitOfWork:
         self.conn = self._engine.connect()
-        if self.read_only:
-            self.conn.execution_options(isolation_level="AUTOCOMMIT")
-        else:
+        if not self.read_only:
             self.conn.begin()
         self.principals = PrincipalRepository(self.conn)
         self.facts = FactsRepository(self.conn)

@@ -15,8 +15,8 @@ Ctrl-C. What it does, in order:
    ``agent.context_message_max_bytes`` and are cut) and contain multi-byte characters.
 2. Measures, in-process and once per thread size, the OPA round trips and SQL
    statements one request costs (the app's own counters), and the statements
-   PostgreSQL actually received (``log_statement = all``, so BEGIN, pool pre-pings and
-   ROLLBACK count too). It records the inputs the app sends to OPA, so the bare OPA
+   PostgreSQL actually received (``log_statement = all``, so transaction and session
+   statements count too). It records the inputs the app sends to OPA, so the bare OPA
    decisions below use realistic input from the same world.
 3. Starts the app with ``python -m app serve`` in a separate process (one uvicorn
    worker, rate limits off, log level WARNING), so that the load generator does not
@@ -1279,8 +1279,8 @@ def interpretation(
     lines = [
         f"* Cost does not grow with the thread: every size takes {big.opa_calls} OPA round "
         f"trips and {big.sql_statements} SQL statements; PostgreSQL receives "
-        f"{len(big.pg_statements)} (with BEGIN, the pool's pre-ping `SELECT 1` and ROLLBACK "
-        "of each of the request's two transactions). "
+        f"{len(big.pg_statements)} (everything the driver sends, transaction and session "
+        "statements included). "
         f"p50 at concurrency 1 is {c1[0]:.2f} / {c1[1]:.2f} / {c1[2]:.2f} ms for 10 / 100 / "
         "1,000 earlier messages; the 100 and 1,000 cases return the same window "
         f"({costs[100].thread_items} thread and {costs[100].channel_items} channel elements), "
