@@ -1,4 +1,5 @@
-"""Correlation ids: one per request, in every response header and Problem body.
+"""Correlation ids and access logs: one id per request, in every response header,
+Problem body and log line of that request.
 
 An incoming ``X-Correlation-Id`` is kept when it is a short token of safe characters
 (so a caller can follow its own id through our logs); anything else is replaced.
@@ -9,7 +10,9 @@ a sync handler, so logs and Problem bodies of that request carry it.
 from __future__ import annotations
 
 import contextvars
+import logging
 import re
+import time
 import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -18,6 +21,7 @@ __all__ = ["HEADER", "CorrelationMiddleware", "current_correlation_id"]
 
 HEADER = "X-Correlation-Id"
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+access_log = logging.getLogger("app.access")
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("correlation_id", default="")
 
 
@@ -43,9 +47,13 @@ class CorrelationMiddleware:
                 break
         correlation_id = incoming if _SAFE.match(incoming) else uuid.uuid4().hex
         token = _current.set(correlation_id)
+        started = time.perf_counter()
+        status = 500
 
         async def send_with_header(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 headers = [
                     (k, v) for k, v in message.get("headers", []) if k != b"x-correlation-id"
                 ]
@@ -56,4 +64,15 @@ class CorrelationMiddleware:
         try:
             await self.app(scope, receive, send_with_header)
         finally:
+            # The path holds ids only; the query string (which may hold cursors) is
+            # left out, and no header or body is logged.
+            access_log.info(
+                "request",
+                extra={
+                    "method": scope.get("method", ""),
+                    "route": scope.get("path", ""),
+                    "status": status,
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                },
+            )
             _current.reset(token)
