@@ -9,6 +9,7 @@ from connexion import request
 from starlette.responses import Response
 
 from app.auth import authenticate
+from app.http.correlation import note_operation
 from app.http.encoding import dumps
 from app.http.routes import Route
 from app.services import Services, current_services
@@ -40,6 +41,7 @@ def begin(operation_id: str) -> RequestContext:
     """
     services = current_services()
     route = services.routes[operation_id]
+    note_operation(operation_id)
     with services.reader() as uow:
         actor = authenticate(uow, request.headers.get("authorization"))
     services.limiter.check(route.rate_class, actor.id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from app.handlers.common import json_response
+from app.http.correlation import note_operation
 from app.services import current_services
 from app.usecases.health import readiness
 
@@ -13,9 +14,11 @@ __all__ = ["health_live", "health_ready"]
 
 def health_live() -> Response:
     """200 while the process runs."""
+    note_operation("healthLive")
     return json_response({"status": "ok"})
 
 
 def health_ready() -> Response:
     """200 when PostgreSQL answers, OPA answers and the policies are loaded; else 503."""
+    note_operation("healthReady")
     return json_response(readiness(current_services()))

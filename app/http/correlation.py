@@ -17,12 +17,24 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["HEADER", "CorrelationMiddleware", "current_correlation_id"]
+__all__ = ["HEADER", "CorrelationMiddleware", "current_correlation_id", "note_operation"]
 
 HEADER = "X-Correlation-Id"
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 access_log = logging.getLogger("app.access")
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("correlation_id", default="")
+_info: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("request_info")
+
+
+def note_operation(operation_id: str) -> None:
+    """Name the operation being served, for the access log line of this request.
+
+    The handler runs in a worker thread with a copy of the context; the dict it writes
+    to is the one the middleware created, so the note reaches the log line.
+    """
+    info = _info.get(None)
+    if info is not None:
+        info["operation_id"] = operation_id
 
 
 def current_correlation_id() -> str:
@@ -47,6 +59,8 @@ class CorrelationMiddleware:
                 break
         correlation_id = incoming if _SAFE.match(incoming) else uuid.uuid4().hex
         token = _current.set(correlation_id)
+        info: dict[str, str] = {}
+        info_token = _info.set(info)
         started = time.perf_counter()
         status = 500
 
@@ -64,15 +78,16 @@ class CorrelationMiddleware:
         try:
             await self.app(scope, receive, send_with_header)
         finally:
-            # The path holds ids only; the query string (which may hold cursors) is
-            # left out, and no header or body is logged.
+            # The operation, not the path: a client can put any text into a path, and
+            # logs carry no request values (no path, query, header or body).
             access_log.info(
                 "request",
                 extra={
                     "method": scope.get("method", ""),
-                    "route": scope.get("path", ""),
+                    "operation_id": info.get("operation_id", "unmatched"),
                     "status": status,
                     "duration_ms": round((time.perf_counter() - started) * 1000, 2),
                 },
             )
             _current.reset(token)
+            _info.reset(info_token)
