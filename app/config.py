@@ -188,7 +188,8 @@ class Settings:
     def integer(self, name: str) -> int:
         """The integer value of ``name``."""
         value = self._values[name]
-        assert isinstance(value, int), name
+        if not isinstance(value, int):
+            raise TypeError(f"{name} is not an integer key")
         return value
 
     def number(self, name: str) -> float:
@@ -198,7 +199,8 @@ class Settings:
     def text(self, name: str) -> str:
         """The string value of ``name``."""
         value = self._values[name]
-        assert isinstance(value, str), name
+        if not isinstance(value, str):
+            raise TypeError(f"{name} is not a text key")
         return value
 
     def replace(self, **overrides: Any) -> Settings:

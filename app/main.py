@@ -18,6 +18,7 @@ from connexion.exceptions import ProblemException
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
 from connexion.resolver import Resolver
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -60,7 +61,7 @@ def _as_api_error(exc: Exception) -> ApiError:
         return exc
     if isinstance(exc, OpaUnavailable):
         return ServiceUnavailable("The policy engine cannot answer.")
-    if isinstance(exc, OperationalError) or (
+    if isinstance(exc, OperationalError | PoolTimeout) or (
         isinstance(exc, DBAPIError) and exc.connection_invalidated
     ):
         return ServiceUnavailable("The database cannot answer.")
@@ -135,6 +136,7 @@ def create_app(settings: Settings, *, validate_responses: bool = False) -> Appli
         HTTPException,
         OpaUnavailable,
         DBAPIError,
+        PoolTimeout,
         Exception,
     ):
         app.add_error_handler(exc_class, _error_handler)

@@ -9,6 +9,7 @@ process).
 from __future__ import annotations
 
 import contextvars
+import threading
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, event
@@ -90,9 +91,13 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
         routes=routes,
     )
 
+    lock = threading.Lock()
+
     def _count(*_args: object) -> None:
-        # Read by the cost tests and the benchmark: statements per request.
-        services.sql_statements += 1
+        # Read by the cost tests and the benchmark: statements per request. Handlers run
+        # in worker threads, so the increment is locked.
+        with lock:
+            services.sql_statements += 1
 
     for counted in (engine, read_engine):
         event.listen(counted, "before_cursor_execute", _count)

@@ -169,7 +169,8 @@ class AdminRepository:
     def create_run(self, **fields: Any) -> dict[str, Any]:
         """Insert a run."""
         row = self._one(_SQL["create_run"], **fields)
-        assert row is not None
+        if row is None:
+            raise RuntimeError("INSERT ... RETURNING returned no row")
         return row
 
     def update_run(self, run_id: str, state: str) -> dict[str, Any] | None:
@@ -198,5 +199,6 @@ class AdminRepository:
         """End the thread's current session and make a new one current."""
         self._conn.execute(text(_SQL["end_session"]), {"id": thread_id})
         row = self._one(_SQL["new_session"], id=thread_id, agent_id=agent_id, started=started)
-        assert row is not None
+        if row is None:
+            raise RuntimeError("INSERT ... RETURNING returned no row")
         return row

@@ -88,5 +88,6 @@ class FactsRepository:
         pids = sorted(set(principal_ids))
         cids = sorted(set(channel_ids))
         result = self._conn.execute(_BUNDLE, {"pids": pids, "cids": cids}).scalar_one()
-        assert isinstance(result, dict)
+        if not isinstance(result, dict):
+            raise RuntimeError("the fact bundle query returned no object")
         return result

@@ -219,8 +219,8 @@ class MessageRepository:
     ) -> Window:
         """The newest ``limit`` selectable messages strictly between the two seqs.
 
-        Selectable means not deleted and not by ``exclude_author_id``. One statement
-        (two when the window is empty, to answer ``has_older`` without a row).
+        Selectable means not deleted and not by ``exclude_author_id``. One statement:
+        the window with its ``has_older`` flag, or for a zero limit only the flag.
         """
         params = {
             "thread_id": thread_id,
@@ -246,7 +246,8 @@ class MessageRepository:
             _CREATE_THREAD, {"channel_id": channel_id, "parent_id": parent_message_id}
         ).first()
         thread = _thread(created) or self.thread_by_parent(parent_message_id)
-        assert thread is not None
+        if thread is None:
+            raise RuntimeError("thread neither created nor found")
         return thread
 
     def by_request_id(self, author_id: str, client_request_id: str) -> str | None:

@@ -34,7 +34,8 @@ class Route:
 def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
     """The parsed OpenAPI document."""
     spec = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert isinstance(spec, dict)
+    if not isinstance(spec, dict):
+        raise ValueError(f"{path} is not an OpenAPI document")
     return spec
 
 

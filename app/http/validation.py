@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from connexion.datastructures import MediaTypeDict
@@ -28,6 +29,8 @@ from jsonschema import FormatChecker, ValidationError
 from app.errors import FieldError, InvalidRequest, ValidationFailed
 
 __all__ = ["validator_map"]
+
+_SURROGATE = re.compile("[\\ud800-\\udfff]")
 
 
 def _field_error(error: ValidationError, prefix: str) -> FieldError:
@@ -71,7 +74,30 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
                 "The request body does not match the schema.",
                 [_field_error(error, "body") for error in errors],
             )
+        unstorable = list(_unstorable_strings(body, "body"))
+        if unstorable:
+            raise ValidationFailed(
+                "The request body holds text that cannot be stored.",
+                [{"path": path, "message": "NUL or unpaired surrogate"} for path in unstorable],
+            )
         return None
+
+
+def _unstorable_strings(value: Any, path: str) -> Iterator[str]:
+    """Paths of strings PostgreSQL text cannot hold (NUL) or UTF-8 cannot encode.
+
+    JSON allows ``\u0000`` and lone surrogates such as ``\ud800``; left alone they fail
+    only at the database or the encoder, which would turn a client mistake into a 500.
+    """
+    if isinstance(value, str):
+        if "\x00" in value or _SURROGATE.search(value):
+            yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _unstorable_strings(item, f"{path}/{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _unstorable_strings(item, f"{path}/{index}")
 
 
 class ProblemParameterValidator(ParameterValidator):  # type: ignore[misc]

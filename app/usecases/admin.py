@@ -35,13 +35,11 @@ def run_admin(
     with services.uow() as uow:
         facts = uow.facts.bundle([actor.id], [])
         authorize(
-            opa=services.opa,
-            engine=services.engine,
-            actor=actor,
-            action=action,
-            resource={"kind": "instance"},
-            facts=facts,
-            deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
+            services,
+            actor,
+            action,
+            {"kind": "instance"},
+            facts,
         )
         result = work(uow, AdminRepository(uow.conn))
         uow.commit()

@@ -14,10 +14,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine
-
 from app.errors import ApiError, Forbidden, NotFound, ServiceUnavailable
 from app.opa_client import OpaClient, OpaUnavailable
+from app.services import Services
 from repositories.audit import AuditRepository
 from repositories.principals import Actor
 
@@ -78,52 +77,47 @@ def decision_error(decision: Decision) -> ApiError:
 
 
 def record_denial(
-    engine: Engine,
-    actor: Actor,
-    action: str,
-    resource_kind: str,
-    decision: Decision,
-    window_seconds: int,
+    services: Services, actor: Actor, action: str, resource_kind: str, decision: Decision
 ) -> None:
-    """Write the denial to the audit log in its own transaction.
+    """Write the denial to the audit log, outside the request's transaction.
 
-    Its own transaction, because the request's transaction is rolled back when the
-    denial ends the request; the audit row must survive that.
+    Outside, because the request's transaction is rolled back when the denial ends the
+    request and the audit row must survive that. The write is one atomic upsert, so it
+    runs in autocommit on the read pool: taking a second connection from the write pool
+    while the request holds one could exhaust that pool under a burst of denials.
     """
-    with engine.begin() as conn:
+    with services.read_engine.connect() as conn:
         AuditRepository(conn).record_denial(
             actor_id=actor.id,
             action=action,
             resource_kind=resource_kind,
             reason=decision.reason,
             status=decision.status,
-            window_seconds=window_seconds,
+            window_seconds=services.settings.integer("audit.deny_aggregate_window"),
         )
 
 
 def authorize(
-    *,
-    opa: OpaClient,
-    engine: Engine,
+    services: Services,
     actor: Actor,
     action: str,
     resource: dict[str, Any],
     facts: dict[str, Any],
-    deny_window_seconds: int,
 ) -> Decision:
     """Decide ``action`` on ``resource`` for ``actor``; raise unless allowed.
 
-    Every denial is audited (aggregated per window); an allow writes nothing.
+    Every denial is audited (aggregated per ``audit.deny_aggregate_window``); an allow
+    writes nothing.
 
     Raises:
         NotFound: the policy says the resource is invisible to the actor.
         Forbidden: visible but not allowed; carries the policy's reason.
         ServiceUnavailable: OPA cannot answer (fail closed).
     """
-    decision = ask(opa, {"action": action, "actor": actor.id, "resource": resource, "facts": facts})
+    decision = ask(
+        services.opa, {"action": action, "actor": actor.id, "resource": resource, "facts": facts}
+    )
     if not decision.allow:
-        record_denial(
-            engine, actor, action, str(resource.get("kind", "")), decision, deny_window_seconds
-        )
+        record_denial(services, actor, action, str(resource.get("kind", "")), decision)
         raise decision_error(decision)
     return decision

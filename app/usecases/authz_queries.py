@@ -35,16 +35,16 @@ def query_trigger_holders(
         ServiceUnavailable: OPA cannot answer.
     """
     with services.reader() as uow:
-        facts = uow.facts.bundle([actor.id, *principal_ids], [channel_id])
-    authorize(
-        opa=services.opa,
-        engine=services.engine,
-        actor=actor,
-        action=action,
-        resource={"kind": "channel", "id": channel_id},
-        facts=facts,
-        deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
-    )
+        # Decide on the caller's facts first, so that a caller without the right cannot
+        # make the service gather facts for a long list of principals.
+        authorize(
+            services,
+            actor,
+            action,
+            {"kind": "channel", "id": channel_id},
+            uow.facts.bundle([actor.id], [channel_id]),
+        )
+        facts = uow.facts.bundle(principal_ids, [channel_id])
     holders = services.opa.query(
         HOLDERS_PATH,
         {"channel_id": channel_id, "candidates": sorted(set(principal_ids)), "facts": facts},
@@ -76,6 +76,9 @@ def explain_decision(
         )
     subject_id = body["actor_id"]
     with services.reader() as uow:
+        # Authorize first: a non-owner must not learn which principal ids exist, nor
+        # make the service load anything.
+        authorize(services, actor, action, {"kind": "instance"}, uow.facts.bundle([actor.id], []))
         resource: dict[str, Any] = {"kind": resource_kind}
         channels: list[str] = []
         if resource_kind == "channel":
@@ -87,17 +90,7 @@ def explain_decision(
             if run is not None:
                 resource.update(agent_id=run.agent_id, channel_id=run.channel_id, state=run.state)
                 channels.append(run.channel_id)
-        facts = uow.facts.bundle([actor.id, subject_id], channels)
-    # Authorize first: a non-owner must not learn which principal ids exist.
-    authorize(
-        opa=services.opa,
-        engine=services.engine,
-        actor=actor,
-        action=action,
-        resource={"kind": "instance"},
-        facts=facts,
-        deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
-    )
+        facts = uow.facts.bundle([subject_id], channels)
     if subject_id not in facts["principals"]:
         raise NotFound()
     explained_input = {

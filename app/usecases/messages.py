@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.representation import message_view
-from app.errors import Conflict, NotFound, ValidationFailed
+from app.errors import Conflict, InternalError, NotFound, ValidationFailed
 from app.services import Services
 from app.usecases.authorization import authorize
 from repositories.messages import MessageRepository, ThreadRow
@@ -38,13 +38,11 @@ def _authorize_channel(
 ) -> None:
     facts = uow.facts.bundle([actor.id], [channel_id])
     authorize(
-        opa=services.opa,
-        engine=services.engine,
-        actor=actor,
-        action=action,
-        resource={"kind": "channel", "id": channel_id},
-        facts=facts,
-        deny_window_seconds=services.settings.integer("audit.deny_aggregate_window"),
+        services,
+        actor,
+        action,
+        {"kind": "channel", "id": channel_id},
+        facts,
     )
 
 
@@ -153,10 +151,12 @@ def post_message(
         messages.lock_thread(thread.id)
         reply_to = body.get("reply_to_message_id")
         if reply_to is not None:
-            position = messages.seq_of(reply_to)
-            if position is None:
+            target = messages.by_ids([reply_to]).get(reply_to)
+            # Only a message of this channel (which the caller was just allowed into)
+            # may be told apart from an unknown one; anything else is the same 404.
+            if target is None or target.channel_id != channel_id:
                 raise NotFound()
-            if position[0] != thread.id:
+            if target.thread_id != thread.id:
                 raise ValidationFailed(
                     "reply_to_message_id does not lie in the target thread.",
                     [{"path": "body/reply_to_message_id", "message": "not in this thread"}],
@@ -172,7 +172,8 @@ def post_message(
         if message_id is None:
             # A concurrent post with the same client_request_id won the race.
             existing = messages.by_request_id(actor.id, str(client_request_id))
-            assert existing is not None
+            if existing is None:
+                raise InternalError()
             return _replay(messages, existing, channel_id, body)
         stored = messages.by_ids([message_id])[message_id]
         uow.commit()

@@ -153,19 +153,17 @@ def read_run_context(services: Services, actor: Actor, action: str, run_id: str)
         if run is None:
             raise NotFound()
         authorize(
-            opa=services.opa,
-            engine=services.engine,
-            actor=actor,
-            action=action,
-            resource={
+            services,
+            actor,
+            action,
+            {
                 "kind": "run",
                 "id": run.run_id,
                 "agent_id": run.agent_id,
                 "channel_id": run.channel_id,
                 "state": run.state,
             },
-            facts=uow.facts.bundle([actor.id], [run.channel_id]),
-            deny_window_seconds=settings.integer("audit.deny_aggregate_window"),
+            uow.facts.bundle([actor.id], [run.channel_id]),
         )
         if run.trigger_kind != "message":
             log.error(

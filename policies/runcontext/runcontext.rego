@@ -46,17 +46,22 @@ _run_holders := holders(input.facts, input.run.channel_id, _authors)
 
 _authors contains message.author_id if some message in input.messages
 
+# Every element of a run context lies in the run's channel (the thread's current
+# channel): after a thread move, content of the source channel stays out even for an
+# agent that could read the source (seed 000 note 6).
 _readable contains message.id if {
-	some message in input.messages
-	levels.level(input.facts, input.actor, message.channel_id) >= levels.read
-}
-
-# The run grants its own agent its thread.
-_readable contains message.id if {
-	input.actor == input.run.agent_id
-	levels.is_active(input.facts, input.actor)
 	some message in input.messages
 	message.channel_id == input.run.channel_id
+	_reads_run_channel
+}
+
+_reads_run_channel if levels.level(input.facts, input.actor, input.run.channel_id) >= levels.read
+
+# The run grants its own agent the messages of its channel: the thread and the
+# main-thread messages before the thread's parent (seed 000 note 11).
+_reads_run_channel if {
+	input.actor == input.run.agent_id
+	levels.is_active(input.facts, input.actor)
 }
 
 # First matching row wins: origin before author. An unknown origin is other/unverified.
@@ -72,6 +77,10 @@ _class(message, run, run_holders) := {"role": "other", "trust": "system"} if {
 } else := {"role": "user", "trust": "trigger"} if {
 	message.origin == "human"
 	message.author_id == run.triggered_by
+
+	# Trust is computed from current rights: a triggering person who lost trigger
+	# (disabled, grant revoked, channel archived) no longer instructs the agent.
+	message.author_id in run_holders
 } else := {"role": "user", "trust": "authorized"} if {
 	message.origin == "human"
 	message.author_id in run_holders

@@ -191,8 +191,17 @@ test_class_agent_run_agent if runcontext.evaluate.classes == _assistant_self wit
 
 test_class_agent_other_agent if runcontext.evaluate.classes == _other_unverified with input as _single("scout", "agent")
 
-test_class_human_triggering_message if {
-	runcontext.evaluate.classes == _user_trigger with input as _single("alex", "human")
+test_class_triggering_person_without_trigger_now_is_unverified if {
+	runcontext.evaluate.classes == _user_unverified with input as _single("alex", "human")
+}
+
+test_class_disabled_triggering_person_is_unverified if {
+	request := object.union_n([
+		_single("alex", "human"),
+		_with_grants([_trigger("alex")]),
+		{"facts": {"principals": {"alex": {"status": "disabled"}}}},
+	])
+	runcontext.evaluate.classes == _user_unverified with input as request
 }
 
 test_class_human_triggering_person_who_holds_trigger if {
@@ -228,10 +237,10 @@ test_readable_other_channel_without_grant_excluded if {
 	runcontext.evaluate.readable == ["m1"] with input as _evaluate_input(messages, {})
 }
 
-test_readable_other_channel_with_grant if {
+test_readable_other_channel_excluded_even_with_grant if {
 	messages := [_message("m2", "random", "sam", "human"), _message("m1", "general", "alex", "human")]
 	overrides := _with_grants([_grant("principal", "helper", "channel", "random", "read")])
-	runcontext.evaluate.readable == ["m1", "m2"] with input as _evaluate_input(messages, overrides)
+	runcontext.evaluate.readable == ["m1"] with input as _evaluate_input(messages, overrides)
 }
 
 test_readable_other_agent_in_run_channel_without_grant_excluded if {
@@ -260,10 +269,10 @@ test_evaluate_whole_result if {
 		_message("m2", "general", "sam", "import"),
 		_message("m5", "general", "sam", "human"),
 	]
-	overrides := _with_grants([_trigger("sam")])
+	overrides := _with_grants([_trigger("sam"), _trigger("alex")])
 	runcontext.evaluate == {
 		"readable": ["m1", "m2", "m4", "m5"],
-		"trigger_holders": ["robin", "sam"],
+		"trigger_holders": ["alex", "robin", "sam"],
 		"classes": {
 			"m1": {"role": "user", "trust": "trigger"},
 			"m2": {"role": "other", "trust": "unverified"},

@@ -186,7 +186,7 @@ EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "healthReady": {"503", "500"},
     "listChannelMessages": API_ERRORS,
     "postChannelMessage": API_ERRORS | {"400", "403", "409"},
-    "getRunContext": {"401", "403", "404", "429", "503", "500"},
+    "getRunContext": {"401", "403", "404", "422", "429", "503", "500"},
     "queryTriggerHolders": API_ERRORS | {"400", "403"},
     "explainDecision": API_ERRORS | {"400", "403"},
     "adminCreateGrant": API_ERRORS | {"400", "403", "409"},

@@ -108,9 +108,12 @@ _target_matches(_, channel_id, target) if {
 	target.id == channel_id
 }
 
+# Space grants do not reach into DMs: a DM is private to its participants (and to
+# grants on the DM itself).
 _target_matches(channel, _, target) if {
 	target.kind == "space"
 	target.id == channel.space_id
+	channel.kind != "dm"
 }
 
 # An absent (or null) expires_at never expires; an unparsable one does not count.

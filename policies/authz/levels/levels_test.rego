@@ -122,6 +122,23 @@ test_dm_participant_has_write_not_trigger if {
 	levels.level(_base_facts, "sam", "alex-sam") == 2
 }
 
+test_space_grant_does_not_reach_into_a_dm if {
+	facts := _grants([_grant("principal", "robin", "space", "team", "trigger")])
+	levels.level(facts, "robin", "alex-sam") == 0
+	levels.level(facts, "robin", "general") == 4
+}
+
+test_space_grant_does_not_raise_a_dm_participant if {
+	facts := _grants([_grant("principal", "alex", "space", "team", "trigger")])
+	levels.level(facts, "alex", "alex-sam") == 2
+	levels.level(facts, "alex", "general") == 3
+}
+
+test_grant_on_the_dm_itself_counts if {
+	facts := _grants([_grant("principal", "alex", "channel", "alex-sam", "trigger")])
+	levels.level(facts, "alex", "alex-sam") == 3
+}
+
 test_owner_gets_manage_on_regular_channel if levels.level(_base_facts, "robin", "general") == 4
 
 test_owner_gets_nothing_on_dm if levels.level(_base_facts, "robin", "alex-sam") == 0

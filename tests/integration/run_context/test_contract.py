@@ -162,7 +162,7 @@ def test_get_run_context_names_its_action_and_rate_limit_class_in_the_spec(
         "run.context.read",
         "agent_runtime",
     )
-    assert set(operation["responses"]) == {"200", "401", "403", "404", "429", "503", "500"}
+    assert set(operation["responses"]) == {"200", "401", "403", "404", "422", "429", "503", "500"}
 
 
 def test_the_policy_knows_run_context_read_and_every_action_of_the_spec(opa_server: Any) -> None:

@@ -343,9 +343,24 @@ def test_a_disabled_person_or_an_archived_channel_or_space_leaves_nobody_authori
     body = rc.context("r1")
 
     assert rc.element(body, "m-sam")["trust"] == "unverified"
-    # The triggering person stays trigger: the table does not ask for her level.
-    assert body["trigger_message"]["trust"] == "trigger"
     assert body["trigger_message"]["message_id"] == rc.id("m-trigger")
+    # Trust comes from current rights: alex keeps trigger while only sam is disabled,
+    # and loses it with everybody else when the channel or the space is archived.
+    expected = "trigger" if change == "disable_sam" else "unverified"
+    assert body["trigger_message"]["trust"] == expected
+
+
+def test_a_triggering_person_who_lost_trigger_no_longer_instructs_the_agent(
+    start_world: Start,
+) -> None:
+    rc = start_world(_request_time_world())
+    assert rc.context("r1")["trigger_message"]["trust"] == "trigger"
+
+    rc.patch_principal("alex", "disabled")
+
+    body = rc.context("r1")
+    assert body["trigger_message"]["role"] == "user"
+    assert body["trigger_message"]["trust"] == "unverified"
 
 
 def test_trust_is_computed_on_the_thread_s_current_channel(start_world: Start) -> None:
