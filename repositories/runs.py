@@ -10,7 +10,6 @@ the "resource already checked" exception of the visible-channel rule.
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, bindparam, text
@@ -30,10 +29,7 @@ class RunContextFacts:
     state: str
     trigger_kind: str
     triggering_message_id: str | None
-    agent_session_id: str | None
-    queued_at: dt.datetime
     channel_id: str
-    thread_kind: str
     parent_message_id: str | None
     thread_operator_id: str | None
     channel_operator_id: str | None
@@ -52,8 +48,8 @@ class RunContextFacts:
 _CONTEXT_FACTS = text(
     """
     SELECT r.id::text, r.thread_id::text, r.agent_id::text, r.triggered_by::text, r.state,
-           r.trigger_kind, r.triggering_message_id::text, r.agent_session_id::text,
-           r.queued_at, t.channel_id::text, t.kind, t.parent_message_id::text,
+           r.trigger_kind, r.triggering_message_id::text,
+           t.channel_id::text, t.parent_message_id::text,
            t.operator_agent_id::text, c.operator_agent_id::text, c.history_backfill_limit,
            s.id::text, s.agent_id::text, s.started,
            EXISTS (SELECT 1 FROM runs e
