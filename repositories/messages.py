@@ -75,6 +75,14 @@ _PAGE = text(
     """
 )
 
+# Selectable for a context window: not a tombstone and not by the excluded author.
+# One fragment for the window and both EXISTS checks, so the limit and has_older
+# count exactly the same messages.
+_SELECTABLE = (
+    "{m}.deleted_at IS NULL AND (CAST(:exclude_author AS uuid) IS NULL "
+    "OR {m}.author_principal_id <> CAST(:exclude_author AS uuid))"
+)
+
 # A context window (seed 000 note 3): selectable messages strictly between the bounds,
 # tombstones and the excluded author filtered in SQL so the limit counts only
 # selectable messages; EXISTS answers whether older selectable ones remain.
@@ -84,9 +92,7 @@ _WINDOW = text(
       SELECT {_MESSAGE_COLUMNS} {_FROM}
       WHERE m.thread_id = CAST(:thread_id AS uuid)
         AND m.thread_seq > :after_seq AND m.thread_seq < :before_seq
-        AND m.deleted_at IS NULL
-        AND (CAST(:exclude_author AS uuid) IS NULL
-             OR m.author_principal_id <> CAST(:exclude_author AS uuid))
+        AND {_SELECTABLE.format(m="m")}
       ORDER BY m.thread_seq DESC
       LIMIT :limit
     )
@@ -95,23 +101,19 @@ _WINDOW = text(
       WHERE o.thread_id = CAST(:thread_id AS uuid)
         AND o.thread_seq > :after_seq
         AND o.thread_seq < COALESCE((SELECT min(thread_seq) FROM w), :before_seq)
-        AND o.deleted_at IS NULL
-        AND (CAST(:exclude_author AS uuid) IS NULL
-             OR o.author_principal_id <> CAST(:exclude_author AS uuid))
+        AND {_SELECTABLE.format(m="o")}
     ) AS has_older
     FROM w ORDER BY 4
     """
 )
 
 _HAS_OLDER_EMPTY = text(
-    """
+    f"""
     SELECT EXISTS (
       SELECT 1 FROM messages o
       WHERE o.thread_id = CAST(:thread_id AS uuid)
         AND o.thread_seq > :after_seq AND o.thread_seq < :before_seq
-        AND o.deleted_at IS NULL
-        AND (CAST(:exclude_author AS uuid) IS NULL
-             OR o.author_principal_id <> CAST(:exclude_author AS uuid)))
+        AND {_SELECTABLE.format(m="o")})
     """
 )
 
