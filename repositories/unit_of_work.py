@@ -16,9 +16,11 @@ from types import TracebackType
 
 from sqlalchemy import Connection, Engine
 
-from repositories.audit import AuditRepository
+from repositories.admin import AdminRepository
 from repositories.facts import FactsRepository
+from repositories.messages import MessageRepository
 from repositories.principals import PrincipalRepository
+from repositories.runs import RunRepository
 
 __all__ = ["UnitOfWork"]
 
@@ -46,7 +48,9 @@ class UnitOfWork:
             self.conn.begin()
         self.principals = PrincipalRepository(self.conn)
         self.facts = FactsRepository(self.conn)
-        self.audit = AuditRepository(self.conn)
+        self.messages = MessageRepository(self.conn)
+        self.runs = RunRepository(self.conn)
+        self.admin = AdminRepository(self.conn)
         return self
 
     def commit(self) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from starlette.responses import Response
 
 from app.handlers.common import begin, json_response, no_content
+from app.services import current_services
 from app.usecases import admin
 from app.usecases.admin import require, run_admin
 from repositories.admin import AdminRepository
@@ -70,15 +71,11 @@ def admin_update_space(space_id: str, body: dict[str, Any]) -> Response:
 
 def admin_update_channel(channel_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/channels/{channel_id}."""
-    ctx = begin("adminUpdateChannel")
-    backfill_max = ctx.services.settings.integer("channel.history_backfill_limit_max")
-    row = run_admin(
-        ctx.services,
-        ctx.actor,
-        ctx.action,
+    backfill_max = current_services().settings.integer("channel.history_backfill_limit_max")
+    return _admin(
+        "adminUpdateChannel",
         lambda _u, repo: admin.update_channel(repo, channel_id, body, backfill_max),
     )
-    return json_response(row)
 
 
 def admin_move_thread(thread_id: str, body: dict[str, Any]) -> Response:

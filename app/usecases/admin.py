@@ -14,7 +14,6 @@ from app.errors import Conflict, NotFound, ValidationFailed
 from app.services import Services
 from app.usecases.authorization import authorize
 from repositories.admin import AdminRepository
-from repositories.messages import MessageRepository
 from repositories.principals import Actor
 from repositories.unit_of_work import UnitOfWork
 
@@ -41,7 +40,7 @@ def run_admin(
             {"kind": "instance"},
             facts,
         )
-        result = work(uow, AdminRepository(uow.conn))
+        result = work(uow, uow.admin)
         uow.commit()
     return result
 
@@ -202,5 +201,5 @@ def update_channel(
 
 def delete_message(uow: UnitOfWork, message_id: str) -> None:
     """Tombstone a message: content emptied, deleted_at set."""
-    if not MessageRepository(uow.conn).tombstone(message_id):
+    if not uow.messages.tombstone(message_id):
         raise NotFound()

@@ -16,7 +16,6 @@ from app.opa_client import OpaUnavailable
 from app.services import Services
 from app.usecases.authorization import ask, authorize
 from repositories.principals import Actor
-from repositories.runs import RunRepository
 
 __all__ = ["HOLDERS_PATH", "explain_decision", "query_trigger_holders"]
 
@@ -85,7 +84,7 @@ def explain_decision(
             resource["id"] = resource_id
             channels.append(str(resource_id))
         elif resource_kind == "run":
-            run = RunRepository(uow.conn).context_facts(str(resource_id))
+            run = uow.runs.context_facts(str(resource_id))
             resource["id"] = resource_id
             if run is not None:
                 resource.update(agent_id=run.agent_id, channel_id=run.channel_id, state=run.state)

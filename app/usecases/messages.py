@@ -104,7 +104,7 @@ def list_messages(
     """
     with services.reader() as uow:
         _authorize_channel(services, uow, actor, action, channel_id)
-        messages = MessageRepository(uow.conn)
+        messages = uow.messages
         thread = _listed_thread(messages, channel_id, parent_message_id)
         if thread is None:
             # A main-thread message nobody has replied to yet: its thread is empty.
@@ -142,7 +142,7 @@ def post_message(
     client_request_id = body.get("client_request_id")
     with services.uow() as uow:
         _authorize_channel(services, uow, actor, action, channel_id)
-        messages = MessageRepository(uow.conn)
+        messages = uow.messages
         if client_request_id is not None:
             existing = messages.by_request_id(actor.id, client_request_id)
             if existing is not None:

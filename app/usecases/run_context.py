@@ -32,9 +32,9 @@ from app.errors import InternalError, NotFound
 from app.opa_client import OpaUnavailable
 from app.services import Services
 from app.usecases.authorization import authorize
-from repositories.messages import MessageRepository, MessageRow, Window
+from repositories.messages import MessageRow, Window
 from repositories.principals import Actor
-from repositories.runs import RunContextFacts, RunRepository
+from repositories.runs import RunContextFacts
 
 __all__ = ["EVALUATE_PATH", "read_run_context"]
 
@@ -147,8 +147,8 @@ def read_run_context(services: Services, actor: Actor, action: str, run_id: str)
     """
     settings = services.settings
     with services.reader() as uow:
-        runs = RunRepository(uow.conn)
-        messages_repo = MessageRepository(uow.conn)
+        runs = uow.runs
+        messages_repo = uow.messages
         run = runs.context_facts(run_id)
         if run is None:
             raise NotFound()
