@@ -9,6 +9,8 @@ exception is logged by type only and answered 500 without a stack trace.
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 import re
 from typing import Any
@@ -37,7 +39,7 @@ from app.http.encoding import dumps
 from app.http.problem import problem_body
 from app.http.routes import SPEC_PATH, load_routes, load_spec
 from app.http.validation import validator_map
-from app.opa_client import OpaUnavailable
+from app.opa_client import OpaError, OpaUnavailable
 from app.services import Services, build_services, services_var
 
 __all__ = ["Application", "create_app"]
@@ -60,6 +62,7 @@ def _as_api_error(exc: Exception) -> ApiError:
     if isinstance(exc, ApiError):
         return exc
     if isinstance(exc, OpaUnavailable):
+        # The one place where a policy-engine failure becomes an answer: fail closed.
         return ServiceUnavailable("The policy engine cannot answer.")
     if isinstance(exc, OperationalError | PoolTimeout) or (
         isinstance(exc, DBAPIError) and exc.connection_invalidated
@@ -81,7 +84,9 @@ def _as_api_error(exc: Exception) -> ApiError:
 def _error_handler(_request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
     error = _as_api_error(exc)
     if error.status >= 500:
-        log.error("request failed", extra={"status": error.status, "error": type(exc).__name__})
+        # OPA errors name the entry point and the failure kind, never the input.
+        detail = str(exc) if isinstance(exc, OpaError) else type(exc).__name__
+        log.error("request failed", extra={"status": error.status, "error": detail})
     headers: dict[str, str] = {}
     retry_after = getattr(error, "retry_after", None)
     if retry_after is not None:
@@ -113,17 +118,17 @@ class Application:
         await self._asgi(scope, receive, send)
 
 
-def create_app(settings: Settings, *, validate_responses: bool = False) -> Application:
-    """Build the app for ``settings``.
+@functools.lru_cache(maxsize=2)
+def _connexion_app(validate_responses: bool) -> connexion.AsyncApp:
+    """Connexion serving the spec, built once per process and flag.
 
-    ``validate_responses`` makes Connexion check every response body against the spec
-    (tests); production leaves it off for speed, since tests already prove conformance.
+    It holds no state of its own: the services of a request come from a context
+    variable that :class:`Application` sets. So every app of a process (the tests
+    build hundreds) shares one, and the spec is parsed and validated once.
     """
-    spec = load_spec()
-    services = build_services(settings, load_routes(spec))
     app = connexion.AsyncApp(__name__, specification_dir=str(SPEC_PATH.parent))
     app.add_api(
-        SPEC_PATH.name,
+        copy.deepcopy(load_spec()),
         resolver=SnakeCaseResolver(),
         strict_validation=True,
         validate_responses=validate_responses,
@@ -142,4 +147,14 @@ def create_app(settings: Settings, *, validate_responses: bool = False) -> Appli
         app.add_error_handler(exc_class, _error_handler)
     for status in (401, 404, 405, 406, 415):
         app.add_error_handler(status, _error_handler)
-    return Application(services, app)
+    return app
+
+
+def create_app(settings: Settings, *, validate_responses: bool = False) -> Application:
+    """Build the app for ``settings``.
+
+    ``validate_responses`` makes Connexion check every response body against the spec
+    (tests); production leaves it off for speed, since tests already prove conformance.
+    """
+    services = build_services(settings, load_routes(load_spec()))
+    return Application(services, _connexion_app(validate_responses))

@@ -1,30 +1,34 @@
-"""A thin, pooled client for the OPA sidecar's data API.
+"""A thin, pooled HTTP transport for the OPA sidecar's data API.
 
-Why not opa-python-client: it hides the difference between an undefined document and
-a ``false`` one behind raw JSON, retries POSTs only on connection errors, cannot
-count round trips for the cost tests and has no per-call timeout. This module is the
-whole surface the service needs (see ``docs/adr/0003-thin-opa-client.md``).
+Only :mod:`app.policy` uses it: the policy gateway owns the paths and answer shapes,
+this module only moves JSON. It is built on urllib3's connection pool and orjson
+(see ``docs/adr/0009-urllib3-and-orjson.md``): a context read makes two calls, and
+the requests layer on top of urllib3 cost more than OPA's own evaluation.
 
 Error tree::
 
     OpaError                 every failure to get a usable answer
     └── OpaUnavailable       unreachable, timed out, HTTP error, bad JSON or undefined
-        └── OpaUndefined     the document is undefined (e.g. policies not loaded)
+        ├── OpaUndefined     the document is undefined (e.g. policies not loaded)
+        └── OpaMalformed     a defined answer of the wrong shape (raised by the gateway)
 
-Every caller treats :class:`OpaUnavailable` as "fail closed": the request ends with
-503 and never turns into an allow.
+Every caller treats :class:`OpaUnavailable` as "fail closed"; the HTTP edge turns it
+into 503 (``app/main.py``), and nothing else converts it.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
-import requests
-from requests.adapters import HTTPAdapter
+import orjson
+import urllib3
+from urllib3.exceptions import HTTPError as Urllib3Error
 
-__all__ = ["OpaClient", "OpaError", "OpaUnavailable", "OpaUndefined"]
+__all__ = ["OpaClient", "OpaError", "OpaMalformed", "OpaUnavailable", "OpaUndefined", "Pool"]
+
+_HEADERS = {"Content-Type": "application/json"}
 
 
 class OpaError(Exception):
@@ -39,6 +43,20 @@ class OpaUndefined(OpaUnavailable):
     """The queried document is undefined: a deny, and for readiness "not loaded"."""
 
 
+class OpaMalformed(OpaUnavailable):
+    """A defined answer that does not have the contract's shape: fail closed."""
+
+
+class Pool(Protocol):
+    """The part of :class:`urllib3.HTTPConnectionPool` the client uses (a test seam)."""
+
+    def urlopen(self, method: str, url: str, **kwargs: Any) -> Any:
+        """Send one request; see :meth:`urllib3.HTTPConnectionPool.urlopen`."""
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+
+
 class OpaClient:
     """Evaluate documents under ``/v1/data`` over a keep-alive connection pool.
 
@@ -46,8 +64,8 @@ class OpaClient:
         base_url: OPA's address, e.g. ``http://127.0.0.1:8181``.
         timeout: seconds for one call (connect and read); a slower answer raises
             :class:`OpaUnavailable`.
-        pool_size: keep-alive connections held open.
-        session: an injected :class:`requests.Session` (tests, benchmarks).
+        pool_size: keep-alive connections held open (threads beyond it wait for one).
+        pool: an injected pool (tests); by default a urllib3 pool for ``base_url``.
 
     Example::
 
@@ -61,17 +79,17 @@ class OpaClient:
         *,
         timeout: float,
         pool_size: int = 16,
-        session: requests.Session | None = None,
+        pool: Pool | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        self._session = session or requests.Session()
-        # Proxy settings never apply to a loopback sidecar, and reading them costs an
-        # environment scan per call.
-        self._session.trust_env = False
-        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=pool_size, max_retries=0)
-        self._session.mount("http://", adapter)
-        self._session.mount("https://", adapter)
+        self._prefix = urlsplit(self.base_url).path + "/v1/data/"
+        self._timeout = urllib3.Timeout(connect=timeout, read=timeout)
+        # block=True: a burst waits for a pooled connection instead of opening
+        # throw-away ones; retries=False: a POST is never sent twice behind our back.
+        self._pool: Pool = pool or urllib3.connection_from_url(
+            self.base_url, maxsize=pool_size, block=True, retries=False, timeout=self._timeout
+        )
         self._lock = threading.Lock()
         self._calls = 0
 
@@ -80,34 +98,43 @@ class OpaClient:
         """Round trips made so far (the cost tests and the benchmark read it)."""
         return self._calls
 
-    def query(self, path: str, input: dict[str, Any]) -> Any:
+    def query(self, path: str, input: Any) -> Any:
         """Evaluate ``data.<path>`` (slashes separate segments) with ``input``.
+
+        ``input`` is anything orjson encodes (dicts, lists, dataclasses,
+        ``orjson.Fragment`` for JSON that is already encoded).
 
         Returns:
             The ``result`` document.
 
         Raises:
-            OpaUnavailable: transport failure, timeout, non-200 status, a body that is
-                not JSON, or an undefined result (no ``result`` key): an undefined
+            OpaUnavailable: transport failure, timeout, non-200 status or a body that
+                is not JSON.
+            OpaUndefined: an undefined result (no ``result`` key): an undefined
                 decision is a deny, and the caller must not guess a default.
         """
         with self._lock:
             self._calls += 1
-        url = f"{self.base_url}/v1/data/{path}"
         try:
-            response = self._session.post(
-                url,
-                data=json.dumps({"input": input}, separators=(",", ":")),
-                headers={"Content-Type": "application/json"},
-                timeout=self.timeout,
+            response = self._pool.urlopen(
+                "POST",
+                self._prefix + path,
+                body=orjson.dumps({"input": input}),
+                headers=_HEADERS,
+                timeout=self._timeout,
+                retries=False,
+                pool_timeout=self.timeout,
             )
-        except requests.RequestException as exc:
-            raise OpaUnavailable(f"OPA unreachable for data/{path}: {type(exc).__name__}") from exc
-        if response.status_code != 200:
-            raise OpaUnavailable(f"OPA answered {response.status_code} for data/{path}")
+        except (Urllib3Error, OSError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise OpaUnavailable(
+                f"OPA unreachable for data/{path}: {type(reason).__name__}"
+            ) from exc
+        if response.status != 200:
+            raise OpaUnavailable(f"OPA answered {response.status} for data/{path}")
         try:
-            body = response.json()
-        except ValueError as exc:
+            body = orjson.loads(response.data)
+        except orjson.JSONDecodeError as exc:
             raise OpaUnavailable(f"OPA answered non-JSON for data/{path}") from exc
         if not isinstance(body, dict) or "result" not in body:
             raise OpaUndefined(f"undefined result for data/{path}")
@@ -115,4 +142,4 @@ class OpaClient:
 
     def close(self) -> None:
         """Close pooled connections."""
-        self._session.close()
+        self._pool.close()

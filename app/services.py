@@ -1,9 +1,11 @@
-"""The composition root: settings, database engine, OPA client, limiter and routes.
+"""The composition root: settings, engines, the policy gateway, limiter, use cases.
 
-One :class:`Services` object per app instance. Handlers reach it through
-:func:`current_services`, which a small ASGI middleware sets for every request (a
-context variable rather than a module global, so several apps can live in one test
-process).
+One :class:`Services` object per app instance, built by :func:`build_services`. This
+is the only place that knows how the pieces fit: every use case receives exactly what
+it uses (a unit-of-work factory, the authorizer, the policy gateway, the limits it
+reads), never this object. Handlers reach it through :func:`current_services`, which
+a small ASGI middleware sets for every request (a context variable rather than a
+module global, so several apps can live in one test process).
 """
 
 from __future__ import annotations
@@ -18,24 +20,47 @@ from app.config import Settings
 from app.http.ratelimit import RateLimiter
 from app.http.routes import Route
 from app.opa_client import OpaClient
+from app.policy import PolicyGateway
+from app.usecases.admin import RunAdmin
+from app.usecases.authorization import Authorizer
+from app.usecases.authz_queries import ExplainDecision, QueryTriggerHolders
+from app.usecases.health import Readiness
+from app.usecases.messages import ListMessages, PostMessage
+from app.usecases.run_context import ContextLimits, ReadRunContext
 from repositories import make_engine
+from repositories.audit import SqlDenialAudit
 from repositories.unit_of_work import UnitOfWork
 
-__all__ = ["Services", "build_services", "current_services", "services_var"]
+__all__ = ["Services", "UseCases", "build_services", "current_services", "services_var"]
 
 services_var: contextvars.ContextVar[Services] = contextvars.ContextVar("services")
 
 
+@dataclass(frozen=True)
+class UseCases:
+    """Every use case of the service, wired with its dependencies."""
+
+    read_run_context: ReadRunContext
+    list_messages: ListMessages
+    post_message: PostMessage
+    query_trigger_holders: QueryTriggerHolders
+    explain_decision: ExplainDecision
+    run_admin: RunAdmin
+    readiness: Readiness
+
+
 @dataclass
 class Services:
-    """Everything a use case needs from the outside world."""
+    """The wired service: what handlers and tests reach, and what to close."""
 
     settings: Settings
     engine: Engine
     read_engine: Engine
     opa: OpaClient
+    policy: PolicyGateway
     limiter: RateLimiter
     routes: dict[str, Route]
+    use_cases: UseCases
     sql_statements: int = field(default=0)
 
     def uow(self) -> UnitOfWork:
@@ -53,9 +78,7 @@ class Services:
         self.read_engine.dispose()
 
 
-def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
-    """Create the engine and the OPA client from ``settings``."""
-
+def _engines(settings: Settings) -> tuple[Engine, Engine]:
     def engine_for(**isolation: str) -> Engine:
         return make_engine(
             settings.text("database.url"),
@@ -66,29 +89,67 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
             pool_pre_ping=False,
             pool_recycle=1800,
             connect_args={
-                "options": "-c statement_timeout="
+                "options": "-c timezone=UTC -c statement_timeout="
                 f"{settings.integer('database.statement_timeout_ms')}",
                 "connect_timeout": 5,
             },
             **isolation,
         )
 
-    engine = engine_for()
-    # Its own pool of autocommit connections: switching a pooled connection in and out
-    # of autocommit would cost a SET round trip per request.
-    read_engine = engine_for(isolation_level="AUTOCOMMIT")
+    # Reads get their own pool of autocommit connections: switching a pooled connection
+    # in and out of autocommit would cost a SET round trip per request.
+    return engine_for(), engine_for(isolation_level="AUTOCOMMIT")
+
+
+def _use_cases(
+    settings: Settings, engine: Engine, read_engine: Engine, policy: PolicyGateway
+) -> UseCases:
+    def writer() -> UnitOfWork:
+        return UnitOfWork(engine)
+
+    def reader() -> UnitOfWork:
+        return UnitOfWork(read_engine, read_only=True)
+
+    authorizer = Authorizer(
+        policy,
+        SqlDenialAudit(read_engine, window_seconds=settings.integer("audit.deny_aggregate_window")),
+    )
+    return UseCases(
+        read_run_context=ReadRunContext(
+            reader=reader,
+            authorizer=authorizer,
+            policy=policy,
+            limits=ContextLimits.from_settings(settings),
+        ),
+        list_messages=ListMessages(reader=reader, authorizer=authorizer),
+        post_message=PostMessage(writer=writer, authorizer=authorizer),
+        query_trigger_holders=QueryTriggerHolders(
+            reader=reader, authorizer=authorizer, policy=policy
+        ),
+        explain_decision=ExplainDecision(reader=reader, authorizer=authorizer, policy=policy),
+        run_admin=RunAdmin(writer=writer, authorizer=authorizer),
+        readiness=Readiness(engine=engine, policy=policy),
+    )
+
+
+def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
+    """Create the engines, the OPA client and gateway, and wire every use case."""
+    engine, read_engine = _engines(settings)
     opa = OpaClient(
         settings.text("opa.url"),
         timeout=settings.number("opa.timeout_seconds"),
         pool_size=settings.integer("opa.pool_size"),
     )
+    policy = PolicyGateway(opa)
     services = Services(
         settings=settings,
         engine=engine,
         read_engine=read_engine,
         opa=opa,
+        policy=policy,
         limiter=RateLimiter(settings),
         routes=routes,
+        use_cases=_use_cases(settings, engine, read_engine, policy),
     )
 
     lock = threading.Lock()

@@ -7,9 +7,11 @@ ids and codes only, never content, handles or display names.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, Engine, text
 
-__all__ = ["AuditRepository"]
+from app.policy.results import Decision
+
+__all__ = ["AuditRepository", "SqlDenialAudit"]
 
 _RECORD = text(
     """
@@ -52,3 +54,30 @@ class AuditRepository:
                 "window": window_seconds,
             },
         )
+
+
+class SqlDenialAudit:
+    """The denial sink of :class:`app.usecases.authorization.Authorizer`.
+
+    Each denial is one atomic upsert on its own connection in autocommit, outside the
+    request's transaction: that transaction is rolled back when the denial ends the
+    request, and the audit row must survive it. The engine is the autocommit read pool,
+    because taking a second connection from the write pool while the request holds one
+    could exhaust that pool under a burst of denials.
+    """
+
+    def __init__(self, engine: Engine, *, window_seconds: int) -> None:
+        self._engine = engine
+        self._window = window_seconds
+
+    def record(self, *, actor_id: str, action: str, resource_kind: str, decision: Decision) -> None:
+        """Count one denial in the row of its window."""
+        with self._engine.connect() as conn:
+            AuditRepository(conn).record_denial(
+                actor_id=actor_id,
+                action=action,
+                resource_kind=resource_kind,
+                reason=decision.reason,
+                status=decision.status,
+                window_seconds=self._window,
+            )

@@ -10,10 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+import psycopg2.extras
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import make_url
 
 __all__ = ["make_engine", "normalize_database_url"]
+
+# json columns (fact bundles, attachment lists) are parsed with orjson: several per
+# request, and the stdlib parser is the slower one (ADR 0009).
+psycopg2.extras.register_default_json(globally=True, loads=orjson.loads)
+psycopg2.extras.register_default_jsonb(globally=True, loads=orjson.loads)
 
 _PSYCOPG2_DRIVER = "postgresql+psycopg2"
 

@@ -14,22 +14,30 @@ channels (or their spaces) is sent, expired ones included, and Rego decides.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, bindparam, text
-from sqlalchemy.dialects.postgresql import ARRAY, UUID
+from sqlalchemy import Connection, text
 
-__all__ = ["FactsRepository"]
+from app.policy.inputs import FactBundle
 
-_BUNDLE = text(
+__all__ = ["FactsRepository", "as_bundle", "bundle_sql"]
+
+
+def bundle_sql(pids: str, cids: str) -> str:
+    """The fact bundle as one SQL expression of type ``json``.
+
+    ``pids`` and ``cids`` are SQL expressions of type ``uuid[]`` (bound parameters or
+    columns of an outer query), so another statement can embed the bundle as a
+    scalar subquery and save a round trip.
     """
-    WITH p AS (
-        SELECT id, kind, status, is_owner FROM principals WHERE id = ANY(:pids)
+    return f"""
+    (WITH p AS (
+        SELECT id, kind, status, is_owner FROM principals WHERE id = ANY({pids})
     ), pg AS (
-        SELECT group_id, principal_id FROM group_members WHERE principal_id = ANY(:pids)
+        SELECT group_id, principal_id FROM group_members WHERE principal_id = ANY({pids})
     ), c AS (
         SELECT c.id, c.kind, c.archived_at IS NOT NULL AS archived, c.space_id
-        FROM channels c WHERE c.id = ANY(:cids)
+        FROM channels c WHERE c.id = ANY({cids})
     )
     SELECT json_build_object(
       'now', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
@@ -41,18 +49,18 @@ _BUNDLE = text(
           'permissions', COALESCE((SELECT json_agg(pp.permission ORDER BY pp.permission)
                                    FROM principal_permissions pp
                                    WHERE pp.principal_id = p.id), '[]'::json)))
-        FROM p), '{}'::json),
+        FROM p), '{{}}'::json),
       'channels', COALESCE((
         SELECT json_object_agg(c.id, json_build_object(
           'kind', c.kind, 'archived', c.archived, 'space_id', c.space_id,
           'members', COALESCE((SELECT json_agg(m.principal_id ORDER BY m.principal_id)
                                FROM channel_members m
-                               WHERE m.channel_id = c.id AND m.principal_id = ANY(:pids)),
+                               WHERE m.channel_id = c.id AND m.principal_id = ANY({pids})),
                               '[]'::json)))
-        FROM c), '{}'::json),
+        FROM c), '{{}}'::json),
       'spaces', COALESCE((
         SELECT json_object_agg(s.id, json_build_object('archived', s.archived_at IS NOT NULL))
-        FROM spaces s WHERE s.id IN (SELECT space_id FROM c)), '{}'::json),
+        FROM spaces s WHERE s.id IN (SELECT space_id FROM c)), '{{}}'::json),
       'grants', COALESCE((
         SELECT json_agg(json_strip_nulls(json_build_object(
           'subject', CASE WHEN g.subject_principal_id IS NOT NULL
@@ -65,16 +73,25 @@ _BUNDLE = text(
           'expires_at', to_char(g.expires_at AT TIME ZONE 'UTC',
                                 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))) ORDER BY g.id)
         FROM grants g
-        WHERE (g.subject_principal_id = ANY(:pids)
+        WHERE (g.subject_principal_id = ANY({pids})
                OR g.subject_group_id IN (SELECT group_id FROM pg))
           AND (g.target_channel_id IN (SELECT id FROM c)
                OR g.target_space_id IN (SELECT space_id FROM c))), '[]'::json)
-    )
+    ))"""
+
+
+_BUNDLE = text(f"SELECT {bundle_sql('CAST(:pids AS uuid[])', 'CAST(:cids AS uuid[])')} AS facts")
+
+
+def as_bundle(value: Any) -> FactBundle:
+    """The ``json`` column of a bundle as a :class:`FactBundle`.
+
+    Raises:
+        RuntimeError: the statement returned no object (a programming error).
     """
-).bindparams(
-    bindparam("pids", type_=ARRAY(UUID(as_uuid=False))),
-    bindparam("cids", type_=ARRAY(UUID(as_uuid=False))),
-)
+    if not isinstance(value, dict):
+        raise RuntimeError("the fact bundle query returned no object")
+    return cast(FactBundle, value)
 
 
 class FactsRepository:
@@ -83,11 +100,8 @@ class FactsRepository:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def bundle(self, principal_ids: Iterable[str], channel_ids: Iterable[str]) -> dict[str, Any]:
+    def bundle(self, principal_ids: Iterable[str], channel_ids: Iterable[str]) -> FactBundle:
         """The bundle covering these principals and channels (unknown ids are left out)."""
         pids = sorted(set(principal_ids))
         cids = sorted(set(channel_ids))
-        result = self._conn.execute(_BUNDLE, {"pids": pids, "cids": cids}).scalar_one()
-        if not isinstance(result, dict):
-            raise RuntimeError("the fact bundle query returned no object")
-        return result
+        return as_bundle(self._conn.execute(_BUNDLE, {"pids": pids, "cids": cids}).scalar_one())

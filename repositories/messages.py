@@ -1,6 +1,6 @@
 """Messages and threads (aggregate: thread with its messages).
 
-Every read selects the single representation of a message (:data:`_MESSAGE_COLUMNS`):
+Every read selects the single representation of a message (:data:`MESSAGE_COLUMNS`):
 author reference, origin, kind, content, the thread's current channel and the
 attachments, in one statement. Windows are chosen in SQL with ``LIMIT`` so the cost
 does not grow with the thread.
@@ -17,10 +17,14 @@ from sqlalchemy.exc import IntegrityError
 
 from app.domain.representation import StoredMessage
 
-__all__ = ["MessageRepository", "MessageRow", "ThreadRow", "Window"]
-
-
-MessageRow = StoredMessage
+__all__ = [
+    "MESSAGE_COLUMNS",
+    "MESSAGE_FROM",
+    "MessageRepository",
+    "Page",
+    "ThreadRow",
+    "message_from_row",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,31 +39,35 @@ class ThreadRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Window:
-    """Messages ascending by thread_seq, and whether selectable older ones exist."""
+class Page:
+    """A page of messages ascending by thread_seq, and whether older ones exist."""
 
-    items: list[MessageRow]
+    items: list[StoredMessage]
     has_older: bool
 
 
-_MESSAGE_COLUMNS = """
-    m.id::text, t.channel_id::text, m.thread_id::text, m.thread_seq,
-    m.author_principal_id::text, p.kind, p.handle, p.display_name, m.origin, m.kind,
-    m.content_md, m.created_at, m.reply_to_message_id::text, t.parent_message_id::text,
-    m.client_request_id, m.deleted_at IS NOT NULL,
+# Read by label (``message_from_row``), never by position.
+MESSAGE_COLUMNS = """
+    m.id::text AS id, t.channel_id::text AS channel_id, m.thread_id::text AS thread_id,
+    m.thread_seq AS thread_seq, m.author_principal_id::text AS author_id,
+    p.kind AS author_kind, p.handle AS author_handle, p.display_name AS author_display_name,
+    m.origin AS origin, m.kind AS kind, m.content_md AS content_md,
+    m.created_at AS created_at, m.reply_to_message_id::text AS reply_to_message_id,
+    t.parent_message_id::text AS parent_message_id, m.client_request_id AS client_request_id,
+    m.deleted_at IS NOT NULL AS deleted,
     COALESCE((SELECT json_agg(json_strip_nulls(json_build_object(
         'file_id', a.file_id, 'original_name', a.original_name, 'mime_type', a.mime_type,
         'size_bytes', a.size_bytes, 'scan_status', a.scan_status, 'transcript', a.transcript))
         ORDER BY a.position)
-      FROM attachments a WHERE a.message_id = m.id), '[]'::json)
+      FROM attachments a WHERE a.message_id = m.id), '[]'::json) AS attachments
 """
-_FROM = """
+MESSAGE_FROM = """
     FROM messages m
     JOIN threads t ON t.id = m.thread_id
     JOIN principals p ON p.id = m.author_principal_id
 """
 
-_BY_IDS = text(f"SELECT {_MESSAGE_COLUMNS} {_FROM} WHERE m.id = ANY(:ids)").bindparams(
+_BY_IDS = text(f"SELECT {MESSAGE_COLUMNS} {MESSAGE_FROM} WHERE m.id = ANY(:ids)").bindparams(
     bindparam("ids", type_=ARRAY(UUID(as_uuid=False)))
 )
 
@@ -67,58 +75,18 @@ _BY_IDS = text(f"SELECT {_MESSAGE_COLUMNS} {_FROM} WHERE m.id = ANY(:ids)").bind
 _PAGE = text(
     f"""
     SELECT * FROM (
-      SELECT {_MESSAGE_COLUMNS} {_FROM}
+      SELECT {MESSAGE_COLUMNS} {MESSAGE_FROM}
       WHERE m.thread_id = CAST(:thread_id AS uuid) AND m.thread_seq < :before_seq
       ORDER BY m.thread_seq DESC
       LIMIT :limit
-    ) page ORDER BY 4
-    """
-)
-
-# Selectable for a context window: not a tombstone and not by the excluded author.
-# One fragment for the window and both EXISTS checks, so the limit and has_older
-# count exactly the same messages.
-_SELECTABLE = (
-    "{m}.deleted_at IS NULL AND (CAST(:exclude_author AS uuid) IS NULL "
-    "OR {m}.author_principal_id <> CAST(:exclude_author AS uuid))"
-)
-
-# A context window (seed 000 note 3): selectable messages strictly between the bounds,
-# tombstones and the excluded author filtered in SQL so the limit counts only
-# selectable messages; EXISTS answers whether older selectable ones remain.
-_WINDOW = text(
-    f"""
-    WITH w AS (
-      SELECT {_MESSAGE_COLUMNS} {_FROM}
-      WHERE m.thread_id = CAST(:thread_id AS uuid)
-        AND m.thread_seq > :after_seq AND m.thread_seq < :before_seq
-        AND {_SELECTABLE.format(m="m")}
-      ORDER BY m.thread_seq DESC
-      LIMIT :limit
-    )
-    SELECT w.*, EXISTS (
-      SELECT 1 FROM messages o
-      WHERE o.thread_id = CAST(:thread_id AS uuid)
-        AND o.thread_seq > :after_seq
-        AND o.thread_seq < COALESCE((SELECT min(thread_seq) FROM w), :before_seq)
-        AND {_SELECTABLE.format(m="o")}
-    ) AS has_older
-    FROM w ORDER BY 4
-    """
-)
-
-_HAS_OLDER_EMPTY = text(
-    f"""
-    SELECT EXISTS (
-      SELECT 1 FROM messages o
-      WHERE o.thread_id = CAST(:thread_id AS uuid)
-        AND o.thread_seq > :after_seq AND o.thread_seq < :before_seq
-        AND {_SELECTABLE.format(m="o")})
+    ) page ORDER BY thread_seq
     """
 )
 
 _THREAD_COLUMNS = (
-    "t.id::text, t.channel_id::text, t.kind, t.parent_message_id::text, t.operator_agent_id::text"
+    "t.id::text AS id, t.channel_id::text AS channel_id, t.kind AS kind, "
+    "t.parent_message_id::text AS parent_message_id, "
+    "t.operator_agent_id::text AS operator_agent_id"
 )
 _MAIN_THREAD = text(
     f"SELECT {_THREAD_COLUMNS} FROM threads t "
@@ -154,7 +122,8 @@ _INSERT = text(
     """
 )
 _SEQ_OF = text(
-    "SELECT m.thread_id::text, m.thread_seq FROM messages m WHERE m.id = CAST(:id AS uuid)"
+    "SELECT m.thread_id::text AS thread_id, m.thread_seq AS thread_seq "
+    "FROM messages m WHERE m.id = CAST(:id AS uuid)"
 )
 _TOMBSTONE = text(
     "UPDATE messages SET content_md = '', deleted_at = COALESCE(deleted_at, now()) "
@@ -162,14 +131,41 @@ _TOMBSTONE = text(
 )
 
 
-def _message(row: Any) -> MessageRow:
-    fields = list(row[:17])
-    fields[16] = list(fields[16])
-    return MessageRow(*fields)
+def message_from_row(row: Any) -> StoredMessage:
+    """A :class:`StoredMessage` from a row selected with :data:`MESSAGE_COLUMNS`."""
+    m = row._mapping
+    return StoredMessage(
+        id=m["id"],
+        channel_id=m["channel_id"],
+        thread_id=m["thread_id"],
+        thread_seq=m["thread_seq"],
+        author_id=m["author_id"],
+        author_kind=m["author_kind"],
+        author_handle=m["author_handle"],
+        author_display_name=m["author_display_name"],
+        origin=m["origin"],
+        kind=m["kind"],
+        content_md=m["content_md"],
+        created_at=m["created_at"],
+        reply_to_message_id=m["reply_to_message_id"],
+        parent_message_id=m["parent_message_id"],
+        client_request_id=m["client_request_id"],
+        deleted=m["deleted"],
+        attachments=list(m["attachments"]),
+    )
 
 
 def _thread(row: Any) -> ThreadRow | None:
-    return None if row is None else ThreadRow(*row)
+    if row is None:
+        return None
+    m = row._mapping
+    return ThreadRow(
+        id=m["id"],
+        channel_id=m["channel_id"],
+        kind=m["kind"],
+        parent_message_id=m["parent_message_id"],
+        operator_agent_id=m["operator_agent_id"],
+    )
 
 
 class MessageRepository:
@@ -178,12 +174,12 @@ class MessageRepository:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def by_ids(self, ids: list[str]) -> dict[str, MessageRow]:
+    def by_ids(self, ids: list[str]) -> dict[str, StoredMessage]:
         """The messages with these ids (unknown ids are absent), keyed by id."""
         if not ids:
             return {}
         rows = self._conn.execute(_BY_IDS, {"ids": ids}).all()
-        return {row[0]: _message(row) for row in rows}
+        return {message.id: message for message in map(message_from_row, rows)}
 
     def main_thread(self, channel_id: str) -> ThreadRow | None:
         """The main thread of a channel."""
@@ -198,45 +194,17 @@ class MessageRepository:
     def seq_of(self, message_id: str) -> tuple[str, int] | None:
         """(thread id, thread_seq) of a message."""
         row = self._conn.execute(_SEQ_OF, {"id": message_id}).first()
-        return None if row is None else (row[0], int(row[1]))
+        return None if row is None else (row.thread_id, int(row.thread_seq))
 
-    def page(self, thread_id: str, before_seq: int | None, limit: int) -> Window:
+    def page(self, thread_id: str, before_seq: int | None, limit: int) -> Page:
         """The newest ``limit`` messages (tombstones included) before ``before_seq``."""
         rows = self._conn.execute(
             _PAGE,
             {"thread_id": thread_id, "before_seq": before_seq or 2**62, "limit": limit + 1},
         ).all()
         has_more = len(rows) > limit
-        items = [_message(row) for row in rows[1:]] if has_more else [_message(r) for r in rows]
-        return Window(items=items, has_older=has_more)
-
-    def window(
-        self,
-        thread_id: str,
-        *,
-        after_seq: int,
-        before_seq: int,
-        limit: int,
-        exclude_author_id: str | None,
-    ) -> Window:
-        """The newest ``limit`` selectable messages strictly between the two seqs.
-
-        Selectable means not deleted and not by ``exclude_author_id``. One statement:
-        the window with its ``has_older`` flag, or for a zero limit only the flag.
-        """
-        params = {
-            "thread_id": thread_id,
-            "after_seq": after_seq,
-            "before_seq": before_seq,
-            "exclude_author": exclude_author_id,
-        }
-        if limit <= 0:
-            has_older = bool(self._conn.execute(_HAS_OLDER_EMPTY, params).scalar_one())
-            return Window(items=[], has_older=has_older)
-        rows = self._conn.execute(_WINDOW, {**params, "limit": limit}).all()
-        if not rows:
-            return Window(items=[], has_older=False)
-        return Window(items=[_message(row) for row in rows], has_older=bool(rows[0][17]))
+        items = [message_from_row(row) for row in (rows[1:] if has_more else rows)]
+        return Page(items=items, has_older=has_more)
 
     def lock_thread(self, thread_id: str) -> ThreadRow | None:
         """Lock a thread row so concurrent posts get consecutive thread_seq values."""

@@ -13,6 +13,7 @@ how a run-context read "opens no unit of work and takes no lock" (seed 000 rulin
 from __future__ import annotations
 
 from types import TracebackType
+from typing import Self
 
 from sqlalchemy import Connection, Engine
 
@@ -20,7 +21,7 @@ from repositories.admin import AdminRepository
 from repositories.facts import FactsRepository
 from repositories.messages import MessageRepository
 from repositories.principals import PrincipalRepository
-from repositories.runs import RunRepository
+from repositories.run_context import RunContextRepository
 
 __all__ = ["UnitOfWork"]
 
@@ -36,20 +37,25 @@ class UnitOfWork:
     """
 
     conn: Connection
+    principals: PrincipalRepository
+    facts: FactsRepository
+    messages: MessageRepository
+    run_context: RunContextRepository
+    admin: AdminRepository
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         """``read_only`` units need an engine created with ``isolation_level="AUTOCOMMIT"``."""
         self._engine = engine
         self.read_only = read_only
 
-    def __enter__(self) -> UnitOfWork:
+    def __enter__(self) -> Self:
         self.conn = self._engine.connect()
         if not self.read_only:
             self.conn.begin()
         self.principals = PrincipalRepository(self.conn)
         self.facts = FactsRepository(self.conn)
         self.messages = MessageRepository(self.conn)
-        self.runs = RunRepository(self.conn)
+        self.run_context = RunContextRepository(self.conn)
         self.admin = AdminRepository(self.conn)
         return self
 

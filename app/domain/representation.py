@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["StoredMessage", "message_view", "principal_ref"]
+__all__ = ["StoredMessage", "context_element", "message_view", "principal_ref"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +65,47 @@ def message_view(message: StoredMessage) -> dict[str, Any]:
         "deleted": message.deleted,
         "attachments": message.attachments,
     }
+
+
+def context_element(
+    message: StoredMessage,
+    *,
+    content_md: str,
+    truncated: bool,
+    role: str,
+    trust: str,
+    already_delivered: bool,
+) -> dict[str, Any]:
+    """The ``RunContextMessage`` schema of ``run_context.v1``.
+
+    Built without absent keys: ``reply_to_message_id`` only when set, ``truncated`` and
+    ``already_delivered`` only when true (the contract has no null).
+
+    Args:
+        message: The message as stored.
+        content_md: Its content after the per-element cut.
+        truncated: Whether ``content_md`` was cut.
+        role: The role the policy gave the message's (author, origin).
+        trust: The trust the policy gave the message's (author, origin).
+        already_delivered: Whether the resumed session already received it.
+    """
+    element: dict[str, Any] = {
+        "message_id": message.id,
+        "thread_seq": message.thread_seq,
+        "created_at": message.created_at,
+        "channel_id": message.channel_id,
+        "author": principal_ref(message),
+        "role": role,
+        "origin": message.origin,
+        "kind": message.kind,
+        "content_md": content_md,
+        "attachments": message.attachments,
+        "trust": trust,
+    }
+    if message.reply_to_message_id is not None:
+        element["reply_to_message_id"] = message.reply_to_message_id
+    if truncated:
+        element["truncated"] = True
+    if already_delivered:
+        element["already_delivered"] = True
+    return element

@@ -7,6 +7,10 @@ module holds only those shaping rules as pure functions over plain facts:
 * :func:`plan_context` picks the session mode and, from it, the floor below which earlier
   messages are left out, whether the agent's own messages are left out and whether the
   main-thread messages before the thread's parent message are wanted.
+* :func:`plan_windows` turns a run's surroundings into the windows to load: who
+  operates the thread, the channel's backfill limit, where the triggering message lies
+  (in the thread, or the thread's parent), and whether the parent lies in the thread's
+  current channel.
 * :func:`cut_content` cuts one message at ``agent.context_message_max_bytes`` on a UTF-8
   character boundary.
 * :func:`fit_budget` keeps the newest contiguous run of elements whose contents fit
@@ -17,8 +21,8 @@ module holds only those shaping rules as pure functions over plain facts:
 
 Classification and trust of authors are deliberately not here: they are rights questions
 and live in the policy rules, so no second place can disagree about who may instruct an
-agent. Gathering the windows (including ``channel.history_backfill_limit_default`` and the
-channel's own backfill limit) is the use case's job; this module sees only the result.
+agent. Loading the windows is the repositories' job; this module plans them and shapes
+what was loaded.
 
 Nothing here performs I/O or reads configuration: callers pass limits as integers read
 from the named configuration keys, which keeps the rules deterministic and easy to test.
@@ -27,22 +31,30 @@ from the named configuration keys, which keeps the rules deterministic and easy 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from itertools import chain
 
 __all__ = [
+    "BackfillLimits",
     "ContextItem",
     "ContextPart",
     "ContextPlan",
     "EarlierRun",
+    "MessagePlace",
     "PlanFacts",
+    "Position",
+    "RunSurroundings",
     "SessionFacts",
     "SessionMode",
     "ShapedWindows",
+    "TriggerOutOfReach",
+    "Window",
+    "WindowPlan",
     "cut_content",
     "fit_budget",
     "plan_context",
+    "plan_windows",
     "shape_windows",
     "truncated_before_seq",
 ]
@@ -89,41 +101,39 @@ class SessionFacts:
 
 
 @dataclass(frozen=True, slots=True)
-class EarlierRun:
-    """An earlier run of the same agent in the same session.
-
-    Only the triggering message matters, because its position is where the previous run's
-    view of the thread ended. Runs without a triggering message (for example runs started
-    by a command, or whose message row is gone) carry neither field.
+class Position:
+    """Where a message lies now: its thread and its ``thread_seq`` there.
 
     Attributes:
-        triggering_message_thread_id: Thread holding the triggering message, or ``None``.
-        triggering_message_seq: ``thread_seq`` of the triggering message within that
-            thread, or ``None``.
+        thread_id: The thread holding the message.
+        seq: The message's ``thread_seq`` in that thread (not negative).
 
     Raises:
-        ValueError: When exactly one of the two fields is ``None`` or the sequence number
-            is negative, because a half-known or negative position cannot serve as a
-            floor and silently treating it as zero would hide a caller bug.
+        ValueError: When ``seq`` is negative: a negative position cannot serve as a
+            floor, and silently treating it as zero would hide a caller bug.
     """
 
-    triggering_message_thread_id: str | None = None
-    triggering_message_seq: int | None = None
+    thread_id: str
+    seq: int
 
     def __post_init__(self) -> None:
-        """Reject half-known or negative trigger positions (see the class docstring)."""
-        if (self.triggering_message_thread_id is None) != (self.triggering_message_seq is None):
-            raise ValueError(
-                "triggering_message_thread_id and triggering_message_seq must both be set "
-                "or both be None"
-            )
-        if self.triggering_message_seq is not None and self.triggering_message_seq < 0:
-            raise ValueError("triggering_message_seq must not be negative")
+        """Reject negative positions (see the class docstring)."""
+        if self.seq < 0:
+            raise ValueError("seq must not be negative")
 
-    @property
-    def has_triggering_message(self) -> bool:
-        """Whether this run had a triggering message whose position is known."""
-        return self.triggering_message_seq is not None
+
+@dataclass(frozen=True, slots=True)
+class EarlierRun:
+    """Earlier runs of the same agent in the same session, as planning needs them.
+
+    Attributes:
+        last_trigger: Position of the triggering message of the newest earlier run that
+            has one, because that is where the previous view of the thread ended; ``None``
+            when no earlier run has a triggering message (for example runs started by a
+            command, or whose message row is gone).
+    """
+
+    last_trigger: Position | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,15 +144,15 @@ class PlanFacts:
         agent_operates_thread: Whether the run's agent operates the thread (the thread's
             fixed operator, else the channel's effective operator).
         session: The current session of the thread, or ``None`` when there is none.
-        previous_runs: Earlier runs of this agent in ``session``, newest first. Ignored
-            unless the session has started.
         thread_id: The thread the run belongs to.
+        earlier_run: The agent's earlier runs in ``session``, or ``None`` when there are
+            none. Ignored unless the session has started.
     """
 
     agent_operates_thread: bool
     session: SessionFacts | None
     thread_id: str
-    previous_runs: Sequence[EarlierRun] = field(default=())
+    earlier_run: EarlierRun | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +203,7 @@ def plan_context(facts: PlanFacts) -> ContextPlan:
         The plan for loading and shaping the context windows.
 
     Raises:
-        Nothing; invalid facts are rejected when :class:`EarlierRun` is constructed.
+        Nothing; invalid positions are rejected when :class:`Position` is constructed.
     """
     if not facts.agent_operates_thread:
         return ContextPlan(
@@ -212,7 +222,7 @@ def plan_context(facts: PlanFacts) -> ContextPlan:
             want_channel_context=True,
             session_id=None if session is None else session.id,
         )
-    if not facts.previous_runs:
+    if facts.earlier_run is None:
         return ContextPlan(
             mode=SessionMode.BIND,
             floor_seq=0,
@@ -220,26 +230,198 @@ def plan_context(facts: PlanFacts) -> ContextPlan:
             want_channel_context=True,
             session_id=session.id,
         )
+    last = facts.earlier_run.last_trigger
     return ContextPlan(
         mode=SessionMode.RESUME,
-        floor_seq=_resume_floor(facts.previous_runs, facts.thread_id),
+        floor_seq=last.seq if last is not None and last.thread_id == facts.thread_id else 0,
         exclude_own_messages=True,
         want_channel_context=False,
         session_id=session.id,
     )
 
 
-def _resume_floor(previous_runs: Sequence[EarlierRun], thread_id: str) -> int:
-    """Return the floor of a resumed session; see :func:`plan_context` for the rule."""
-    for run in previous_runs:
-        if run.triggering_message_seq is None:
-            # A run without a triggering message says nothing about how far the session
-            # read, so the next older run decides.
-            continue
-        if run.triggering_message_thread_id != thread_id:
-            return 0
-        return run.triggering_message_seq
-    return 0
+@dataclass(frozen=True, slots=True)
+class MessagePlace:
+    """A message's id and where it lies now.
+
+    Attributes:
+        id: The message id.
+        position: Its thread and ``thread_seq``.
+        channel_id: The current channel of its thread (threads can move).
+    """
+
+    id: str
+    position: Position
+    channel_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunSurroundings:
+    """Everything about a run that decides its windows, as stored.
+
+    Attributes:
+        agent_id: The run's agent.
+        thread_id: The run's thread.
+        channel_id: The thread's current channel.
+        thread_operator_id: The thread's fixed operator, if any.
+        channel_operator_id: The channel's operator, if any.
+        channel_backfill_limit: The channel's own ``history_backfill_limit``, if set.
+        session: The thread's current session when it belongs to the run's agent.
+        earlier_run: The agent's earlier runs in that session, if any.
+        trigger: The triggering message, or ``None`` when its row is gone.
+        parent: The thread's parent message, or ``None`` for a thread without one.
+    """
+
+    agent_id: str
+    thread_id: str
+    channel_id: str
+    thread_operator_id: str | None
+    channel_operator_id: str | None
+    channel_backfill_limit: int | None
+    session: SessionFacts | None
+    earlier_run: EarlierRun | None
+    trigger: MessagePlace | None
+    parent: MessagePlace | None
+
+    @property
+    def agent_operates_thread(self) -> bool:
+        """Whether the run's agent is the thread's effective operator.
+
+        A thread's fixed operator wins; otherwise the channel's operator operates it.
+        """
+        operator = self.thread_operator_id or self.channel_operator_id
+        return operator == self.agent_id
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillLimits:
+    """The configured bounds of a channel's backfill (a window's size).
+
+    Attributes:
+        default: ``channel.history_backfill_limit_default``, for channels without one.
+        maximum: ``channel.history_backfill_limit_max``, the cap of every channel.
+    """
+
+    default: int
+    maximum: int
+
+    def of_channel(self, channel_limit: int | None) -> int:
+        """The window size of a channel: its own limit (else the default), capped."""
+        limit = self.default if channel_limit is None else channel_limit
+        return min(limit, self.maximum)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One window to select: selectable messages strictly between two positions.
+
+    Attributes:
+        thread_id: The thread to select from.
+        after_seq: Exclusive lower bound (the floor, or zero).
+        before_seq: Exclusive upper bound (the triggering or the parent message).
+        limit: Keep the newest ``limit`` selectable messages; zero selects none.
+        exclude_author_id: An author whose messages are not selectable, if any.
+    """
+
+    thread_id: str
+    after_seq: int
+    before_seq: int
+    limit: int
+    exclude_author_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WindowPlan:
+    """What to load for a run context, decided before any message is read.
+
+    Attributes:
+        context: The session plan (mode, floor, own messages, session).
+        trigger: The triggering message.
+        floor_seq: ``context_floor_seq`` of the answer: the plan's floor when the
+            trigger lies in the run's thread, else zero.
+        thread: The thread window, or ``None`` when the trigger is the thread's parent
+            (an auto thread has no message before it).
+        channel: The channel window, or ``None`` when it is not built.
+        delivered_session_id: The session whose delivered follow-ups are marked (mode
+            resume only), or ``None``.
+    """
+
+    context: ContextPlan
+    trigger: MessagePlace
+    floor_seq: int
+    thread: Window | None
+    channel: Window | None
+    delivered_session_id: str | None
+
+
+class TriggerOutOfReach(Exception):
+    """The triggering message is gone or lies neither in the thread nor is its parent.
+
+    The run then has no context; callers answer as for an unknown run.
+    """
+
+
+def plan_windows(run: RunSurroundings, limits: BackfillLimits) -> WindowPlan:
+    """Plan the windows of a run context (seed 000 notes 5 and 6).
+
+    * The session plan comes from :func:`plan_context`.
+    * The triggering message must lie in the run's thread, or be the thread's parent
+      message (an auto thread's run is triggered by the main-thread message it was
+      created from). Then the thread window holds nothing: the floor is zero and no
+      thread window is selected.
+    * The thread window ends before the trigger, starts after the floor, and leaves out
+      the agent's own messages when the session resumes.
+    * The channel window holds the main-thread messages before the parent message, only
+      when the plan wants channel context and the parent lies in the thread's current
+      channel: after a move, content of the source channel must not reach the target's
+      readers.
+    * Both windows keep at most the channel's backfill limit (:class:`BackfillLimits`).
+
+    Raises:
+        TriggerOutOfReach: the trigger is gone or misplaced.
+    """
+    trigger = run.trigger
+    in_thread = trigger is not None and trigger.position.thread_id == run.thread_id
+    is_parent = trigger is not None and run.parent is not None and trigger.id == run.parent.id
+    if trigger is None or not (in_thread or is_parent):
+        raise TriggerOutOfReach()
+    context = plan_context(
+        PlanFacts(
+            agent_operates_thread=run.agent_operates_thread,
+            session=run.session,
+            thread_id=run.thread_id,
+            earlier_run=run.earlier_run,
+        )
+    )
+    limit = limits.of_channel(run.channel_backfill_limit)
+    floor = context.floor_seq if in_thread else 0
+    thread = None
+    if in_thread:
+        thread = Window(
+            thread_id=run.thread_id,
+            after_seq=floor,
+            before_seq=trigger.position.seq,
+            limit=limit,
+            exclude_author_id=run.agent_id if context.exclude_own_messages else None,
+        )
+    channel = None
+    parent = run.parent
+    if context.want_channel_context and parent is not None and parent.channel_id == run.channel_id:
+        channel = Window(
+            thread_id=parent.position.thread_id,
+            after_seq=0,
+            before_seq=parent.position.seq,
+            limit=limit,
+        )
+    resumed = context.mode is SessionMode.RESUME
+    return WindowPlan(
+        context=context,
+        trigger=trigger,
+        floor_seq=floor,
+        thread=thread,
+        channel=channel,
+        delivered_session_id=context.session_id if resumed else None,
+    )
 
 
 def cut_content(text: str, max_bytes: int) -> tuple[str, bool]:

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from app.handlers.common import begin, json_response, no_content
 from app.services import current_services
 from app.usecases import admin
-from app.usecases.admin import require, run_admin
+from app.usecases.admin import require
 from repositories.admin import AdminRepository
 from repositories.unit_of_work import UnitOfWork
 
@@ -38,7 +38,7 @@ Work = Callable[[UnitOfWork, AdminRepository], Any]
 
 def _admin(operation_id: str, work: Work, status: int = 200) -> Response:
     ctx = begin(operation_id)
-    result = run_admin(ctx.services, ctx.actor, ctx.action, work)
+    result = ctx.use_cases.run_admin(ctx.actor, ctx.action, work)
     return no_content() if status == 204 else json_response(result, status)
 
 

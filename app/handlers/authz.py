@@ -7,8 +7,6 @@ from typing import Any
 from starlette.responses import Response
 
 from app.handlers.common import begin, json_response
-from app.usecases.authz_queries import explain_decision as explain
-from app.usecases.authz_queries import query_trigger_holders as holders
 
 __all__ = ["explain_decision", "query_trigger_holders"]
 
@@ -17,11 +15,13 @@ def query_trigger_holders(body: dict[str, Any]) -> Response:
     """POST /api/v1/authz/trigger-holders."""
     ctx = begin("queryTriggerHolders")
     return json_response(
-        holders(ctx.services, ctx.actor, ctx.action, body["channel_id"], body["principal_ids"])
+        ctx.use_cases.query_trigger_holders(
+            ctx.actor, ctx.action, body["channel_id"], body["principal_ids"]
+        )
     )
 
 
 def explain_decision(body: dict[str, Any]) -> Response:
     """POST /api/v1/authz/explain (instance owners)."""
     ctx = begin("explainDecision")
-    return json_response(explain(ctx.services, ctx.actor, ctx.action, body))
+    return json_response(ctx.use_cases.explain_decision(ctx.actor, ctx.action, body))

@@ -12,7 +12,7 @@ from app.auth import authenticate
 from app.http.correlation import note_operation
 from app.http.encoding import dumps
 from app.http.routes import Route
-from app.services import Services, current_services
+from app.services import Services, UseCases, current_services
 from repositories.principals import Actor
 
 __all__ = ["RequestContext", "begin", "json_response", "no_content"]
@@ -25,6 +25,11 @@ class RequestContext:
     services: Services
     actor: Actor
     route: Route
+
+    @property
+    def use_cases(self) -> UseCases:
+        """The wired use cases."""
+        return self.services.use_cases
 
     @property
     def action(self) -> str:

@@ -7,7 +7,6 @@ from starlette.responses import Response
 from app.handlers.common import json_response
 from app.http.correlation import note_operation
 from app.services import current_services
-from app.usecases.health import readiness
 
 __all__ = ["health_live", "health_ready"]
 
@@ -21,4 +20,4 @@ def health_live() -> Response:
 def health_ready() -> Response:
     """200 when PostgreSQL answers, OPA answers and the policies are loaded; else 503."""
     note_operation("healthReady")
-    return json_response(readiness(current_services()))
+    return json_response(current_services().use_cases.readiness())

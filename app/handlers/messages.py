@@ -7,7 +7,6 @@ from typing import Any
 from starlette.responses import Response
 
 from app.handlers.common import begin, json_response
-from app.usecases import messages
 
 __all__ = ["list_channel_messages", "post_channel_message"]
 
@@ -20,8 +19,7 @@ def list_channel_messages(
 ) -> Response:
     """GET /api/v1/channels/{channel_id}/messages."""
     ctx = begin("listChannelMessages")
-    page = messages.list_messages(
-        ctx.services,
+    page = ctx.use_cases.list_messages(
         ctx.actor,
         ctx.action,
         channel_id,
@@ -35,5 +33,5 @@ def list_channel_messages(
 def post_channel_message(channel_id: str, body: dict[str, Any]) -> Response:
     """POST /api/v1/channels/{channel_id}/messages: 201 stored, 200 idempotent replay."""
     ctx = begin("postChannelMessage")
-    result = messages.post_message(ctx.services, ctx.actor, ctx.action, channel_id, body)
+    result = ctx.use_cases.post_message(ctx.actor, ctx.action, channel_id, body)
     return json_response(result.message, 201 if result.created else 200)

@@ -7,6 +7,7 @@ operation up here, so a route cannot be served without both.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +32,15 @@ class Route:
     rate_class: str
 
 
+@functools.lru_cache(maxsize=4)
 def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
-    """The parsed OpenAPI document."""
-    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    """The parsed OpenAPI document, parsed once per process (treat it as read-only).
+
+    libyaml's C loader when PyYAML has it: the pure-Python one takes most of a second
+    for this document.
+    """
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    spec = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506
     if not isinstance(spec, dict):
         raise ValueError(f"{path} is not an OpenAPI document")
     return spec

@@ -11,38 +11,44 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.services import Services
-from app.usecases.authorization import authorize
+from app.policy import resources
+from app.usecases.authorization import Authorizer
 from repositories.admin import AdminRepository
 from repositories.principals import Actor
 from repositories.unit_of_work import UnitOfWork
 
-__all__ = ["run_admin"]
+__all__ = ["RunAdmin"]
 
 T = TypeVar("T")
 
 
-def run_admin(
-    services: Services, actor: Actor, action: str, work: Callable[[UnitOfWork, AdminRepository], T]
-) -> T:
-    """Authorize ``action`` on the instance, run ``work`` in one transaction, commit.
+class RunAdmin:
+    """Run one admin write: authorize ``admin.*`` on the instance, write, commit.
 
-    Raises:
-        Forbidden: the actor is not an active instance owner (reason from the policy).
-        NotFound, ValidationFailed: raised by ``work`` for unknown references.
+    Args:
+        writer: opens a unit of work (one transaction, rolled back unless committed).
+        authorizer: decides the action and audits denials.
     """
-    with services.uow() as uow:
-        facts = uow.facts.bundle([actor.id], [])
-        authorize(
-            services,
-            actor,
-            action,
-            {"kind": "instance"},
-            facts,
-        )
-        result = work(uow, uow.admin)
-        uow.commit()
-    return result
+
+    def __init__(self, *, writer: Callable[[], UnitOfWork], authorizer: Authorizer) -> None:
+        self._writer = writer
+        self._authorizer = authorizer
+
+    def __call__(
+        self, actor: Actor, action: str, work: Callable[[UnitOfWork, AdminRepository], T]
+    ) -> T:
+        """Authorize ``action`` on the instance, run ``work`` in one transaction, commit.
+
+        Raises:
+            Forbidden: the actor is not an active instance owner (reason from the policy).
+            NotFound, ValidationFailed, Conflict: raised by ``work``.
+        """
+        with self._writer() as uow:
+            facts = uow.facts.bundle([actor.id], [])
+            self._authorizer.require(actor, action, resources.instance(), facts)
+            result = work(uow, uow.admin)
+            uow.commit()
+        return result
 
 
 def require(value: T | None) -> T:

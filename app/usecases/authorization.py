@@ -1,123 +1,81 @@
-"""The authorization core: gather facts, ask OPA, audit denials, raise the answer.
+"""The authorization core: decide through the policy gateway, audit every denial.
 
-One function decides every request: :func:`authorize`. It sends the action, the
-actor, the resource and the fact bundle to ``data.authz.decision`` and turns the
-policy's decision object into nothing (allow), :class:`~app.errors.NotFound` (the
-resource is invisible to the actor) or :class:`~app.errors.Forbidden` with the
-policy's reason. Python holds no rule of its own: it only checks that the answer has
-the decision shape, and treats anything else as a failure (fail closed).
+:class:`Authorizer` is the one owner of denial auditing: every use case decides an
+action through it, so a denial is audited exactly once whichever caller asked (a
+person over the messages API, an agent through the runner relay, ...). Python holds no
+rule of its own; the gateway validates OPA's answer and fails closed on anything else.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-from app.errors import ApiError, Forbidden, NotFound, ServiceUnavailable
-from app.opa_client import OpaClient, OpaUnavailable
-from app.services import Services
-from repositories.audit import AuditRepository
+from app.errors import ApiError, Forbidden, NotFound
+from app.policy import Decision, PolicyGateway
+from app.policy.inputs import FactBundle, Resource
 from repositories.principals import Actor
 
-__all__ = ["DECISION_PATH", "Decision", "ask", "authorize", "decision_error", "record_denial"]
-
-DECISION_PATH = "authz/decision"
-log = logging.getLogger("app.authz")
+__all__ = ["Authorizer", "DenialAudit", "decision_error"]
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """OPA's answer: allow, the machine-readable reason and the HTTP status to use."""
+class DenialAudit(Protocol):
+    """Where denials are recorded (aggregated per ``audit.deny_aggregate_window``)."""
 
-    allow: bool
-    reason: str
-    status: int
-
-    @classmethod
-    def parse(cls, result: Any) -> Decision:
-        """Read a decision object; anything malformed fails closed.
-
-        Raises:
-            OpaUnavailable: ``result`` is not ``{"allow": bool, "reason": str, "status": int}``.
-        """
-        if not isinstance(result, dict):
-            raise OpaUnavailable("decision is not an object")
-        allow, reason, status = result.get("allow"), result.get("reason"), result.get("status")
-        if not isinstance(allow, bool) or not isinstance(reason, str):
-            raise OpaUnavailable("decision has the wrong shape")
-        if not isinstance(status, int):
-            raise OpaUnavailable("decision has the wrong shape")
-        if not allow and status not in (403, 404):
-            raise OpaUnavailable("deny with an unexpected status")
-        return cls(allow=allow, reason=reason, status=status)
-
-
-def ask(opa: OpaClient, policy_input: dict[str, Any]) -> Decision:
-    """Evaluate ``data.authz.decision`` for ``policy_input``.
-
-    Raises:
-        ServiceUnavailable: OPA cannot answer or answers undefined or malformed.
-    """
-    try:
-        return Decision.parse(opa.query(DECISION_PATH, policy_input))
-    except OpaUnavailable as exc:
-        log.error(
-            "authz decision unavailable",
-            extra={"action": policy_input.get("action"), "error": str(exc)},
-        )
-        raise ServiceUnavailable("The policy engine cannot answer.") from exc
+    def record(self, *, actor_id: str, action: str, resource_kind: str, decision: Decision) -> None:
+        """Count one denial; ids and codes only, never content or names."""
 
 
 def decision_error(decision: Decision) -> ApiError:
-    """The error a denied decision ends the request with."""
+    """The error a denied decision ends a request with: 404 invisible, 403 otherwise."""
     if decision.status == 404:
         return NotFound()
     return Forbidden(decision.reason)
 
 
-def record_denial(
-    services: Services, actor: Actor, action: str, resource_kind: str, decision: Decision
-) -> None:
-    """Write the denial to the audit log, outside the request's transaction.
+class Authorizer:
+    """Decide actions and audit denials.
 
-    Outside, because the request's transaction is rolled back when the denial ends the
-    request and the audit row must survive that. The write is one atomic upsert, so it
-    runs in autocommit on the read pool: taking a second connection from the write pool
-    while the request holds one could exhaust that pool under a burst of denials.
+    Args:
+        policy: the policy gateway.
+        audit: the denial sink; it writes outside the request's transaction, so the
+            row survives the rollback that the denial causes.
     """
-    with services.read_engine.connect() as conn:
-        AuditRepository(conn).record_denial(
-            actor_id=actor.id,
-            action=action,
-            resource_kind=resource_kind,
-            reason=decision.reason,
-            status=decision.status,
-            window_seconds=services.settings.integer("audit.deny_aggregate_window"),
+
+    def __init__(self, policy: PolicyGateway, audit: DenialAudit) -> None:
+        self.policy = policy
+        self._audit = audit
+
+    def decide(self, actor: Actor, action: str, resource: Resource, facts: FactBundle) -> Decision:
+        """The decision for ``action`` on ``resource``; a denial is audited first.
+
+        For callers that report a denial in-band instead of raising (the runner relay).
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, or answers undefined or malformed.
+        """
+        decision = self.policy.decide(
+            {"action": action, "actor": actor.id, "resource": resource, "facts": facts}
         )
+        if not decision.allow:
+            self._audit.record(
+                actor_id=actor.id,
+                action=action,
+                resource_kind=resource["kind"],
+                decision=decision,
+            )
+        return decision
 
+    def require(self, actor: Actor, action: str, resource: Resource, facts: FactBundle) -> Decision:
+        """Decide ``action`` on ``resource`` for ``actor``; raise unless allowed.
 
-def authorize(
-    services: Services,
-    actor: Actor,
-    action: str,
-    resource: dict[str, Any],
-    facts: dict[str, Any],
-) -> Decision:
-    """Decide ``action`` on ``resource`` for ``actor``; raise unless allowed.
+        Every denial is audited (aggregated); an allow writes nothing.
 
-    Every denial is audited (aggregated per ``audit.deny_aggregate_window``); an allow
-    writes nothing.
-
-    Raises:
-        NotFound: the policy says the resource is invisible to the actor.
-        Forbidden: visible but not allowed; carries the policy's reason.
-        ServiceUnavailable: OPA cannot answer (fail closed).
-    """
-    decision = ask(
-        services.opa, {"action": action, "actor": actor.id, "resource": resource, "facts": facts}
-    )
-    if not decision.allow:
-        record_denial(services, actor, action, str(resource.get("kind", "")), decision)
-        raise decision_error(decision)
-    return decision
+        Raises:
+            NotFound: the policy says the resource is invisible to the actor.
+            Forbidden: visible but not allowed; carries the policy's reason.
+            OpaUnavailable: OPA cannot answer (fail closed).
+        """
+        decision = self.decide(actor, action, resource, facts)
+        if not decision.allow:
+            raise decision_error(decision)
+        return decision

@@ -1,105 +1,152 @@
 """Authorization queries for operators and reviewers.
 
-* :func:`query_trigger_holders`: which of a list of principals hold trigger on a
+* :class:`QueryTriggerHolders`: which of a list of principals hold trigger on a
   channel now; the same Rego rule the run context's trust markers use.
-* :func:`explain_decision`: the decision OPA takes for a given actor, action and
+* :class:`ExplainDecision`: the decision OPA takes for a given actor, action and
   resource, with the exact input sent, so a reviewer can see why without logs. The
-  explained decision is hypothetical: it is not audited and changes nothing.
+  explained decision is hypothetical: it is not audited and changes nothing. Its
+  resource and facts are gathered by the same builders and statements the real use
+  cases use, so the explanation describes the real decision.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.errors import NotFound, ValidationFailed
-from app.opa_client import OpaUnavailable
-from app.services import Services
-from app.usecases.authorization import ask, authorize
+from app.policy import PolicyGateway, resources
+from app.policy.inputs import DecisionInput, FactBundle, Resource
+from app.usecases.authorization import Authorizer
 from repositories.principals import Actor
+from repositories.unit_of_work import UnitOfWork
 
-__all__ = ["HOLDERS_PATH", "explain_decision", "query_trigger_holders"]
+__all__ = ["ExplainDecision", "QueryTriggerHolders"]
 
-HOLDERS_PATH = "runcontext/trigger_holders"
+UnitFactory = Callable[[], UnitOfWork]
 
 
-def query_trigger_holders(
-    services: Services, actor: Actor, action: str, channel_id: str, principal_ids: list[str]
-) -> dict[str, Any]:
-    """The ids among ``principal_ids`` holding trigger on the channel, ascending, unique.
+class QueryTriggerHolders:
+    """Answer ``queryTriggerHolders`` (``authz.trigger_holders.query``).
 
-    Raises:
-        Forbidden: the caller is neither an instance owner nor an app with the inspect
-            permission (reason from the policy).
-        NotFound: the channel does not exist (for an allowed caller).
-        ServiceUnavailable: OPA cannot answer.
+    Args:
+        reader: opens a read-only unit.
+        authorizer: decides the query and audits denials.
+        policy: answers the trigger holders.
     """
-    with services.reader() as uow:
-        # Decide on the caller's facts first, so that a caller without the right cannot
-        # make the service gather facts for a long list of principals.
-        authorize(
-            services,
-            actor,
-            action,
-            {"kind": "channel", "id": channel_id},
-            uow.facts.bundle([actor.id], [channel_id]),
+
+    def __init__(
+        self, *, reader: UnitFactory, authorizer: Authorizer, policy: PolicyGateway
+    ) -> None:
+        self._reader = reader
+        self._authorizer = authorizer
+        self._policy = policy
+
+    def __call__(
+        self, actor: Actor, action: str, channel_id: str, principal_ids: list[str]
+    ) -> dict[str, Any]:
+        """The ids among ``principal_ids`` holding trigger on the channel, ascending, unique.
+
+        Raises:
+            Forbidden: the caller is neither an instance owner nor an app with the
+                inspect permission (reason from the policy).
+            NotFound: the channel does not exist (for an allowed caller).
+            OpaUnavailable: OPA cannot answer.
+        """
+        with self._reader() as uow:
+            # Decide on the caller's facts first, so that a caller without the right
+            # cannot make the service gather facts for a long list of principals.
+            self._authorizer.require(
+                actor,
+                action,
+                resources.channel(channel_id),
+                uow.facts.bundle([actor.id], [channel_id]),
+            )
+            facts = uow.facts.bundle(principal_ids, [channel_id])
+        holders = self._policy.trigger_holders(
+            {"channel_id": channel_id, "candidates": sorted(set(principal_ids)), "facts": facts}
         )
-        facts = uow.facts.bundle(principal_ids, [channel_id])
-    holders = services.opa.query(
-        HOLDERS_PATH,
-        {"channel_id": channel_id, "candidates": sorted(set(principal_ids)), "facts": facts},
-    )
-    if not isinstance(holders, list) or not all(isinstance(h, str) for h in holders):
-        raise OpaUnavailable("trigger holders have the wrong shape")
-    return {"channel_id": channel_id, "holders": holders}
+        return {"channel_id": channel_id, "holders": list(holders)}
 
 
-def explain_decision(
-    services: Services, actor: Actor, action: str, body: dict[str, Any]
-) -> dict[str, Any]:
-    """OPA's decision for ``body``'s actor, action and resource, with its input.
+class ExplainDecision:
+    """Answer ``explainDecision`` (``authz.explain``, instance owners).
 
-    The facts are gathered exactly as the real request would gather them; the input
-    holds ids, kinds, states and levels only, never content or names.
-
-    Raises:
-        Forbidden: the caller is not an instance owner.
-        NotFound: the subject actor does not exist.
-        ValidationFailed: a channel or run resource without an id.
-        ServiceUnavailable: OPA cannot answer.
+    Args:
+        reader: opens a read-only unit.
+        authorizer: decides the explain request itself and audits its denials.
+        policy: takes the explained (hypothetical, unaudited) decision.
     """
-    resource_kind = body["resource"]["kind"]
-    resource_id = body["resource"].get("id")
-    if resource_kind != "instance" and resource_id is None:
-        raise ValidationFailed(
-            "This resource kind needs an id.", [{"path": "body/resource/id", "message": "required"}]
+
+    def __init__(
+        self, *, reader: UnitFactory, authorizer: Authorizer, policy: PolicyGateway
+    ) -> None:
+        self._reader = reader
+        self._authorizer = authorizer
+        self._policy = policy
+
+    def __call__(self, actor: Actor, action: str, body: dict[str, Any]) -> dict[str, Any]:
+        """OPA's decision for ``body``'s actor, action and resource, with its input.
+
+        The input holds ids, kinds, states and levels only, never content or names.
+
+        Raises:
+            Forbidden: the caller is not an instance owner.
+            NotFound: the subject actor does not exist.
+            ValidationFailed: a channel or run resource without an id.
+            OpaUnavailable: OPA cannot answer.
+        """
+        kind = body["resource"]["kind"]
+        resource_id = body["resource"].get("id")
+        if kind != "instance" and resource_id is None:
+            raise ValidationFailed(
+                "This resource kind needs an id.",
+                [{"path": "body/resource/id", "message": "required"}],
+            )
+        subject_id = body["actor_id"]
+        with self._reader() as uow:
+            # Authorize first: a non-owner must not learn which principal ids exist, nor
+            # make the service load anything.
+            self._authorizer.require(
+                actor, action, resources.instance(), uow.facts.bundle([actor.id], [])
+            )
+            resource, facts = _gather(uow, kind, str(resource_id), subject_id)
+        if subject_id not in facts["principals"]:
+            raise NotFound()
+        explained: DecisionInput = {
+            "action": body["action"],
+            "actor": subject_id,
+            "resource": resource,
+            "facts": facts,
+        }
+        decision = self._policy.decide(explained)
+        return {
+            "decision": {
+                "allow": decision.allow,
+                "reason": decision.reason,
+                "status": decision.status,
+            },
+            "input": explained,
+        }
+
+
+def _gather(
+    uow: UnitOfWork, kind: str, resource_id: str, subject_id: str
+) -> tuple[Resource, FactBundle]:
+    """The resource and facts the real request of ``subject_id`` would send."""
+    if kind == "channel":
+        return resources.channel(resource_id), uow.facts.bundle([subject_id], [resource_id])
+    if kind == "run":
+        run = uow.run_context.load(resource_id, subject_id)
+        if run is None:
+            # An unknown run is decided like the real request would see it: no facts
+            # about a channel, so the policy answers not_found.
+            return {"kind": "run", "id": resource_id}, uow.facts.bundle([subject_id], [])
+        s = run.surroundings
+        return (
+            resources.run(
+                run.run_id, agent_id=s.agent_id, channel_id=s.channel_id, state=run.state
+            ),
+            run.facts,
         )
-    subject_id = body["actor_id"]
-    with services.reader() as uow:
-        # Authorize first: a non-owner must not learn which principal ids exist, nor
-        # make the service load anything.
-        authorize(services, actor, action, {"kind": "instance"}, uow.facts.bundle([actor.id], []))
-        resource: dict[str, Any] = {"kind": resource_kind}
-        channels: list[str] = []
-        if resource_kind == "channel":
-            resource["id"] = resource_id
-            channels.append(str(resource_id))
-        elif resource_kind == "run":
-            run = uow.runs.context_facts(str(resource_id))
-            resource["id"] = resource_id
-            if run is not None:
-                resource.update(agent_id=run.agent_id, channel_id=run.channel_id, state=run.state)
-                channels.append(run.channel_id)
-        facts = uow.facts.bundle([subject_id], channels)
-    if subject_id not in facts["principals"]:
-        raise NotFound()
-    explained_input = {
-        "action": body["action"],
-        "actor": subject_id,
-        "resource": resource,
-        "facts": facts,
-    }
-    decision = ask(services.opa, explained_input)
-    return {
-        "decision": {"allow": decision.allow, "reason": decision.reason, "status": decision.status},
-        "input": explained_input,
-    }
+    return resources.instance(), uow.facts.bundle([subject_id], [])

@@ -2,37 +2,39 @@
 
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 
 from app.errors import ServiceUnavailable
-from app.opa_client import OpaUndefined
-from app.services import Services
-from app.usecases.authorization import DECISION_PATH, Decision
+from app.policy import PolicyGateway
 
-__all__ = ["readiness"]
+__all__ = ["Readiness"]
 
 
-def readiness(services: Services) -> dict[str, object]:
-    """Check every source; the policies count as loaded when ``health.ready`` is allowed.
+class Readiness:
+    """Answer ``/readyz``.
 
-    Raises:
-        ServiceUnavailable: any check fails (the body says which source, no more).
+    Args:
+        engine: the database engine to probe.
+        policy: the policy gateway (``health.ready`` must be allowed).
     """
-    try:
-        with services.engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-    except Exception as exc:
-        raise ServiceUnavailable("The database cannot answer.") from exc
-    try:
-        result = services.opa.query(
-            DECISION_PATH,
-            {"action": "health.ready", "actor": "", "resource": {"kind": "instance"}, "facts": {}},
-        )
-        loaded = Decision.parse(result).allow
-    except OpaUndefined:
-        loaded = False
-    except Exception as exc:
-        raise ServiceUnavailable("The policy engine cannot answer.") from exc
-    if not loaded:
-        raise ServiceUnavailable("The policies are not loaded.")
-    return {"status": "ready", "checks": {"database": "ok", "opa": "ok", "policies": "ok"}}
+
+    def __init__(self, *, engine: Engine, policy: PolicyGateway) -> None:
+        self._engine = engine
+        self._policy = policy
+
+    def __call__(self) -> dict[str, object]:
+        """Check every source; the policies count as loaded when ``health.ready`` is allowed.
+
+        Raises:
+            ServiceUnavailable: the database cannot answer, or the policies are not
+                loaded (the body says which source, no more).
+            OpaUnavailable: OPA cannot answer (the edge answers 503).
+        """
+        try:
+            with self._engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except Exception as exc:
+            raise ServiceUnavailable("The database cannot answer.") from exc
+        if not self._policy.policies_loaded():
+            raise ServiceUnavailable("The policies are not loaded.")
+        return {"status": "ready", "checks": {"database": "ok", "opa": "ok", "policies": "ok"}}

@@ -6,18 +6,21 @@ Both are decided in Rego from the effective level (``message.list``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from app.domain.representation import message_view
 from app.errors import Conflict, InternalError, NotFound, ValidationFailed
-from app.services import Services
-from app.usecases.authorization import authorize
+from app.policy import resources
+from app.usecases.authorization import Authorizer
 from repositories.messages import MessageRepository, ThreadRow
 from repositories.principals import Actor
 from repositories.unit_of_work import UnitOfWork
 
-__all__ = ["PostResult", "list_messages", "post_message"]
+__all__ = ["ListMessages", "PostMessage", "PostResult"]
+
+UnitFactory = Callable[[], UnitOfWork]
 
 # Origins of the messages a principal writes through the API, by principal kind.
 # This is a labelling of the author's kind, not a permission: Rego never reads it
@@ -34,16 +37,10 @@ class PostResult:
 
 
 def _authorize_channel(
-    services: Services, uow: UnitOfWork, actor: Actor, action: str, channel_id: str
+    authorizer: Authorizer, uow: UnitOfWork, actor: Actor, action: str, channel_id: str
 ) -> None:
     facts = uow.facts.bundle([actor.id], [channel_id])
-    authorize(
-        services,
-        actor,
-        action,
-        {"kind": "channel", "id": channel_id},
-        facts,
-    )
+    authorizer.require(actor, action, resources.channel(channel_id), facts)
 
 
 def _main_thread(messages: MessageRepository, channel_id: str) -> ThreadRow:
@@ -84,100 +81,120 @@ def _target_thread(
     return thread or messages.ensure_thread(channel_id, parent_message_id)
 
 
-def list_messages(
-    services: Services,
-    actor: Actor,
-    action: str,
-    channel_id: str,
-    *,
-    limit: int,
-    before_message_id: str | None,
-    parent_message_id: str | None,
-) -> dict[str, Any]:
-    """A page of a channel's main thread, or of the thread under ``parent_message_id``.
+class ListMessages:
+    """List a channel's messages (``message.list``).
 
-    Oldest first: the newest ``limit`` messages before ``before_message_id``.
-
-    Raises:
-        NotFound: the channel or thread is unknown or invisible to the actor, or
-            ``before_message_id`` does not lie in the listed thread.
+    Args:
+        reader: opens a read-only unit.
+        authorizer: decides ``message.list`` and audits denials.
     """
-    with services.reader() as uow:
-        _authorize_channel(services, uow, actor, action, channel_id)
-        messages = uow.messages
-        thread = _listed_thread(messages, channel_id, parent_message_id)
-        if thread is None:
-            # A main-thread message nobody has replied to yet: its thread is empty.
-            return {"items": [], "has_more": False}
-        before_seq = None
-        if before_message_id is not None:
-            position = messages.seq_of(before_message_id)
-            if position is None or position[0] != thread.id:
-                raise NotFound()
-            before_seq = position[1]
-        page = messages.page(thread.id, before_seq, limit)
-    return {"items": [message_view(m) for m in page.items], "has_more": page.has_older}
+
+    def __init__(self, *, reader: UnitFactory, authorizer: Authorizer) -> None:
+        self._reader = reader
+        self._authorizer = authorizer
+
+    def __call__(
+        self,
+        actor: Actor,
+        action: str,
+        channel_id: str,
+        *,
+        limit: int,
+        before_message_id: str | None,
+        parent_message_id: str | None,
+    ) -> dict[str, Any]:
+        """A page of a channel's main thread, or of the thread under ``parent_message_id``.
+
+        Oldest first: the newest ``limit`` messages before ``before_message_id``.
+
+        Raises:
+            NotFound: the channel or thread is unknown or invisible to the actor, or
+                ``before_message_id`` does not lie in the listed thread.
+        """
+        with self._reader() as uow:
+            _authorize_channel(self._authorizer, uow, actor, action, channel_id)
+            messages = uow.messages
+            thread = _listed_thread(messages, channel_id, parent_message_id)
+            if thread is None:
+                # A main-thread message nobody has replied to yet: its thread is empty.
+                return {"items": [], "has_more": False}
+            before_seq = None
+            if before_message_id is not None:
+                position = messages.seq_of(before_message_id)
+                if position is None or position[0] != thread.id:
+                    raise NotFound()
+                before_seq = position[1]
+            page = messages.page(thread.id, before_seq, limit)
+        return {"items": [message_view(m) for m in page.items], "has_more": page.has_older}
 
 
-def post_message(
-    services: Services,
-    actor: Actor,
-    action: str,
-    channel_id: str,
-    body: dict[str, Any],
-) -> PostResult:
-    """Post to the channel's main thread or into the thread under ``parent_message_id``.
+class PostMessage:
+    """Post a message (``message.post``), idempotent per (author, client_request_id).
 
-    Idempotent on (author, ``client_request_id``): a repeat returns the message that
-    was stored first, read back from the database.
-
-    Raises:
-        NotFound: channel invisible, the parent message is neither a main-thread
-            message of this channel nor the parent of a thread now in it, or
-            ``reply_to_message_id`` names no message.
-        Forbidden: visible but the actor lacks write (reason from the policy).
-        Conflict: ``client_request_id`` was used for another channel or thread.
-        ValidationFailed: ``reply_to_message_id`` is not in the target thread.
+    Args:
+        writer: opens a unit of work (one transaction, rolled back unless committed).
+        authorizer: decides ``message.post`` and audits denials.
     """
-    client_request_id = body.get("client_request_id")
-    with services.uow() as uow:
-        _authorize_channel(services, uow, actor, action, channel_id)
-        messages = uow.messages
-        if client_request_id is not None:
-            existing = messages.by_request_id(actor.id, client_request_id)
-            if existing is not None:
+
+    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
+        self._writer = writer
+        self._authorizer = authorizer
+
+    def __call__(
+        self, actor: Actor, action: str, channel_id: str, body: dict[str, Any]
+    ) -> PostResult:
+        """Post to the channel's main thread or into the thread under ``parent_message_id``.
+
+        Idempotent on (author, ``client_request_id``): a repeat returns the message that
+        was stored first, read back from the database.
+
+        Raises:
+            NotFound: channel invisible, the parent message is neither a main-thread
+                message of this channel nor the parent of a thread now in it, or
+                ``reply_to_message_id`` names no message of this channel.
+            Forbidden: visible but the actor lacks write (reason from the policy).
+            Conflict: ``client_request_id`` was used for another channel or thread.
+            ValidationFailed: ``reply_to_message_id`` is not in the target thread.
+        """
+        client_request_id = body.get("client_request_id")
+        with self._writer() as uow:
+            _authorize_channel(self._authorizer, uow, actor, action, channel_id)
+            messages = uow.messages
+            if client_request_id is not None:
+                existing = messages.by_request_id(actor.id, client_request_id)
+                if existing is not None:
+                    return _replay(messages, existing, channel_id, body)
+            thread = _target_thread(messages, channel_id, body.get("parent_message_id"))
+            messages.lock_thread(thread.id)
+            reply_to = body.get("reply_to_message_id")
+            if reply_to is not None:
+                target = messages.by_ids([reply_to]).get(reply_to)
+                # Only a message of this channel (which the caller was just allowed into)
+                # may be told apart from an unknown one; anything else is the same 404.
+                if target is None or target.channel_id != channel_id:
+                    raise NotFound()
+                if target.thread_id != thread.id:
+                    raise ValidationFailed(
+                        "reply_to_message_id does not lie in the target thread.",
+                        [{"path": "body/reply_to_message_id", "message": "not in this thread"}],
+                    )
+            message_id = messages.insert(
+                thread_id=thread.id,
+                author_id=actor.id,
+                origin=_ORIGIN_BY_KIND[actor.kind],
+                content_md=body["content_md"],
+                reply_to_message_id=reply_to,
+                client_request_id=client_request_id,
+            )
+            if message_id is None:
+                # A concurrent post with the same client_request_id won the race.
+                existing = messages.by_request_id(actor.id, str(client_request_id))
+                if existing is None:
+                    raise InternalError()
                 return _replay(messages, existing, channel_id, body)
-        thread = _target_thread(messages, channel_id, body.get("parent_message_id"))
-        messages.lock_thread(thread.id)
-        reply_to = body.get("reply_to_message_id")
-        if reply_to is not None:
-            target = messages.by_ids([reply_to]).get(reply_to)
-            # Only a message of this channel (which the caller was just allowed into)
-            # may be told apart from an unknown one; anything else is the same 404.
-            if target is None or target.channel_id != channel_id:
-                raise NotFound()
-            if target.thread_id != thread.id:
-                raise ValidationFailed(
-                    "reply_to_message_id does not lie in the target thread.",
-                    [{"path": "body/reply_to_message_id", "message": "not in this thread"}],
-                )
-        message_id = messages.insert(
-            thread_id=thread.id,
-            author_id=actor.id,
-            origin=_ORIGIN_BY_KIND[actor.kind],
-            content_md=body["content_md"],
-            reply_to_message_id=reply_to,
-            client_request_id=client_request_id,
-        )
-        if message_id is None:
-            # A concurrent post with the same client_request_id won the race.
-            existing = messages.by_request_id(actor.id, str(client_request_id))
-            if existing is None:
-                raise InternalError()
-            return _replay(messages, existing, channel_id, body)
-        stored = messages.by_ids([message_id])[message_id]
-        uow.commit()
-    return PostResult(message_view(stored), True)
+            stored = messages.by_ids([message_id])[message_id]
+            uow.commit()
+        return PostResult(message_view(stored), True)
 
 
 def _replay(

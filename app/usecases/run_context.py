@@ -3,19 +3,19 @@
 Order of work (seed 000 design note 1), a read without locks that recomputes every
 part, trust included, on each request:
 
-1. Load the run and its surroundings (one statement). Unknown: the same 404 as an
-   invisible run.
-2. Ask OPA ``run.context.read`` (round trip 1): invisible, ended or unknown-state
+1. Load the run, its surroundings and the actor's facts (one statement). Unknown: the
+   same 404 as an invisible run.
+2. Decide ``run.context.read`` (OPA round trip 1): invisible, ended or unknown-state
    runs are 404; a person or an app 403 ``subject_kind_not_allowed``; another agent
    403 ``not_self``. Denials are audited, reads are not.
 3. Plan the session mode, floor and windows (pure domain code).
-4. Load the triggering message, the parent message and both windows (``LIMIT`` and
-   ``EXISTS`` in SQL: cost independent of the thread's length).
+4. Load the triggering message, both windows and the delivered follow-ups (one
+   statement, ``LIMIT`` and ``EXISTS`` in SQL: cost independent of the thread's
+   length), then the facts of every candidate author (one statement).
 5. Ask OPA once more (round trip 2): which candidates the agent may read
    (``message.read`` in filter mode), who holds trigger on the channel now, and the
-   role and trust of every element (origin before author).
-6. Cut, budget and mark the gap (pure domain code), mark follow-ups already
-   delivered, and assemble ``run_context.v1``.
+   role and trust of every (author, origin) pair (origin before author).
+6. Cut, budget and mark the gap (pure domain code) and assemble ``run_context.v1``.
 
 Any source error (PostgreSQL, OPA) ends the request; it never yields a context with
 weaker trust markers.
@@ -24,206 +24,188 @@ weaker trust markers.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from app.config import Settings
 from app.domain import run_context as shaping
-from app.domain.representation import principal_ref
+from app.domain.representation import StoredMessage, context_element
 from app.errors import InternalError, NotFound
-from app.opa_client import OpaUnavailable
-from app.services import Services
-from app.usecases.authorization import authorize
-from repositories.messages import MessageRow, Window
+from app.policy import PolicyGateway, RunContextVerdict, resources
+from app.policy.inputs import (
+    AuthorRef,
+    CandidateThread,
+    FactBundle,
+    RunContextInput,
+    RunRef,
+)
+from app.usecases.authorization import Authorizer
+from app.usecases.ports import RunContextUnit
 from repositories.principals import Actor
-from repositories.runs import RunContextFacts
+from repositories.run_context import LoadedRun
 
-__all__ = ["EVALUATE_PATH", "read_run_context"]
+__all__ = ["ContextLimits", "ReadRunContext", "run_context_input"]
 
-EVALUATE_PATH = "runcontext/evaluate"
 log = logging.getLogger("app.runcontext")
-_EMPTY = Window(items=[], has_older=False)
 
 
-def _plan(run: RunContextFacts) -> shaping.ContextPlan:
-    operator = run.thread_operator_id or run.channel_operator_id
-    session = None
-    if run.session_id is not None and run.session_agent_id == run.agent_id:
-        session = shaping.SessionFacts(id=run.session_id, started=bool(run.session_started))
-    earlier: list[shaping.EarlierRun] = []
-    if run.has_earlier_run:
-        earlier.append(
-            shaping.EarlierRun(
-                triggering_message_thread_id=run.earlier_trigger_thread_id,
-                triggering_message_seq=run.earlier_trigger_seq,
-            )
+@dataclass(frozen=True, slots=True)
+class ContextLimits:
+    """The configured limits a context read applies.
+
+    Attributes:
+        backfill: ``channel.history_backfill_limit_default`` and ``..._max``.
+        message_max_bytes: ``agent.context_message_max_bytes``.
+        total_max_bytes: ``agent.context_max_bytes``.
+    """
+
+    backfill: shaping.BackfillLimits
+    message_max_bytes: int
+    total_max_bytes: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ContextLimits:
+        """Read the limits once, at start-up."""
+        return cls(
+            backfill=shaping.BackfillLimits(
+                default=settings.integer("channel.history_backfill_limit_default"),
+                maximum=settings.integer("channel.history_backfill_limit_max"),
+            ),
+            message_max_bytes=settings.integer("agent.context_message_max_bytes"),
+            total_max_bytes=settings.integer("agent.context_max_bytes"),
         )
-    return shaping.plan_context(
-        shaping.PlanFacts(
-            agent_operates_thread=operator == run.agent_id,
-            session=session,
-            thread_id=run.thread_id,
-            previous_runs=earlier,
+
+
+def run_context_input(
+    actor: Actor, run: LoadedRun, candidates: Iterable[StoredMessage], facts: FactBundle
+) -> RunContextInput:
+    """The input of the run-context batch: positions and authors, never content.
+
+    Candidates are grouped by thread (each thread lies in one channel) and their
+    authors reduced to distinct (author, origin) pairs, so the input and the policy's
+    work grow with the number of threads and authors, not of messages.
+    """
+    s = run.surroundings
+    ref: RunRef = {
+        "id": run.run_id,
+        "agent_id": s.agent_id,
+        "channel_id": s.channel_id,
+        "thread_id": s.thread_id,
+    }
+    if run.triggered_by is not None:
+        ref["triggered_by"] = run.triggered_by
+    if s.parent is not None:
+        ref["parent"] = {"thread_id": s.parent.position.thread_id, "seq": s.parent.position.seq}
+    threads: dict[str, CandidateThread] = {}
+    authors: dict[tuple[str, str], AuthorRef] = {}
+    for message in candidates:
+        thread = threads.setdefault(
+            message.thread_id,
+            {"id": message.thread_id, "channel_id": message.channel_id, "seqs": []},
         )
-    )
-
-
-def _backfill_limit(services: Services, run: RunContextFacts) -> int:
-    settings = services.settings
-    limit = run.history_backfill_limit
-    if limit is None:
-        limit = settings.integer("channel.history_backfill_limit_default")
-    return min(limit, settings.integer("channel.history_backfill_limit_max"))
-
-
-def _evaluate(
-    services: Services,
-    actor: Actor,
-    run: RunContextFacts,
-    messages: list[MessageRow],
-    facts: dict[str, Any],
-) -> dict[str, Any]:
-    policy_input = {
+        thread["seqs"].append(message.thread_seq)
+        authors.setdefault(
+            (message.author_id, message.origin), {"id": message.author_id, "origin": message.origin}
+        )
+    for thread in threads.values():
+        thread["seqs"].sort()
+    return {
         "actor": actor.id,
-        # policy-input.md: run.triggered_by is absent (never null) without a triggering person.
-        "run": {
-            "id": run.run_id,
-            "agent_id": run.agent_id,
-            "channel_id": run.channel_id,
-            **({"triggered_by": run.triggered_by} if run.triggered_by else {}),
-        },
-        "messages": [
-            {"id": m.id, "channel_id": m.channel_id, "author_id": m.author_id, "origin": m.origin}
-            for m in messages
-        ],
+        "run": ref,
+        "threads": list(threads.values()),
+        "authors": list(authors.values()),
         "facts": facts,
     }
-    result = services.opa.query(EVALUATE_PATH, policy_input)
-    if not isinstance(result, dict) or not all(
-        isinstance(result.get(key), kind)
-        for key, kind in (("readable", list), ("trigger_holders", list), ("classes", dict))
-    ):
-        raise OpaUnavailable("run context evaluation has the wrong shape")
-    return result
 
 
-def _element(
-    message: MessageRow, item: shaping.ContextItem | None, klass: dict[str, str], delivered: bool
-) -> dict[str, Any]:
-    return {
-        "message_id": message.id,
-        "thread_seq": message.thread_seq,
-        "created_at": message.created_at,
-        "channel_id": message.channel_id,
-        "author": principal_ref(message),
-        "role": klass["role"],
-        "origin": message.origin,
-        "kind": message.kind,
-        "content_md": item.content_md if item is not None else message.content_md,
-        "attachments": message.attachments,
-        "reply_to_message_id": message.reply_to_message_id,
-        "trust": klass["trust"],
-        "truncated": True if item is not None and item.truncated else None,
-        "already_delivered": True if delivered else None,
-    }
-
-
-def _items(window: list[MessageRow], part: shaping.ContextPart) -> list[shaping.ContextItem]:
+def _items(messages: list[StoredMessage], part: shaping.ContextPart) -> list[shaping.ContextItem]:
     return [
         shaping.ContextItem(
             message_id=m.id, thread_seq=m.thread_seq, content_md=m.content_md, part=part
         )
-        for m in window
+        for m in messages
     ]
 
 
-def read_run_context(services: Services, actor: Actor, action: str, run_id: str) -> dict[str, Any]:
-    """Build ``run_context.v1`` for ``actor``'s own active run.
+def _readable(messages: list[StoredMessage], verdict: RunContextVerdict) -> list[StoredMessage]:
+    return [m for m in messages if verdict.is_readable(m.thread_id, m.thread_seq)]
 
-    Raises:
-        NotFound: unknown run, invisible run, ended run, or a triggering message that
-            is gone or unreadable: one answer for all of them.
-        Forbidden: a person, an app or another agent asks (reason from the policy).
-        InternalError: a run whose trigger kind has no context (not a message).
-        ServiceUnavailable: OPA cannot answer (fail closed).
+
+class ReadRunContext:
+    """Build ``run_context.v1`` for an agent's own active run.
+
+    Args:
+        reader: opens a read-only unit (autocommit statements, no lock).
+        authorizer: decides ``run.context.read`` and audits denials.
+        policy: asks the run-context batch.
+        limits: the configured limits.
     """
-    settings = services.settings
-    with services.reader() as uow:
-        runs = uow.runs
-        messages_repo = uow.messages
-        run = runs.context_facts(run_id)
-        if run is None:
-            raise NotFound()
-        authorize(
-            services,
-            actor,
-            action,
-            {
-                "kind": "run",
-                "id": run.run_id,
-                "agent_id": run.agent_id,
-                "channel_id": run.channel_id,
-                "state": run.state,
-            },
-            uow.facts.bundle([actor.id], [run.channel_id]),
-        )
-        if run.trigger_kind != "message":
-            log.error(
-                "run context for a run without a triggering message",
-                extra={"run_id": run.run_id, "trigger_kind": run.trigger_kind},
+
+    def __init__(
+        self,
+        *,
+        reader: Callable[[], RunContextUnit],
+        authorizer: Authorizer,
+        policy: PolicyGateway,
+        limits: ContextLimits,
+    ) -> None:
+        self._reader = reader
+        self._authorizer = authorizer
+        self._policy = policy
+        self._limits = limits
+
+    def __call__(self, actor: Actor, action: str, run_id: str) -> dict[str, Any]:
+        """The context of ``run_id`` for ``actor``.
+
+        Raises:
+            NotFound: unknown run, invisible run, ended run, or a triggering message
+                that is gone, misplaced or unreadable: one answer for all of them.
+            Forbidden: a person, an app or another agent asks (reason from the policy).
+            InternalError: a run whose trigger kind has no context (not a message).
+            OpaUnavailable: OPA cannot answer or answers malformed (fail closed).
+        """
+        with self._reader() as unit:
+            run = unit.run_context.load(run_id, actor.id)
+            if run is None:
+                raise NotFound()
+            s = run.surroundings
+            self._authorizer.require(
+                actor,
+                action,
+                resources.run(
+                    run.run_id, agent_id=s.agent_id, channel_id=s.channel_id, state=run.state
+                ),
+                run.facts,
             )
-            raise InternalError()
-        if run.triggering_message_id is None:
-            raise NotFound()
-        plan = _plan(run)
-        wanted = [run.triggering_message_id]
-        if run.parent_message_id is not None:
-            wanted.append(run.parent_message_id)
-        loaded = messages_repo.by_ids(wanted)
-        trigger = loaded.get(run.triggering_message_id)
-        parent = loaded.get(run.parent_message_id) if run.parent_message_id else None
-        trigger_in_thread = trigger is not None and trigger.thread_id == run.thread_id
-        trigger_is_parent = trigger is not None and trigger.id == run.parent_message_id
-        if trigger is None or not (trigger_in_thread or trigger_is_parent):
-            raise NotFound()
-        limit = _backfill_limit(services, run)
-        floor = plan.floor_seq if trigger_in_thread else 0
-        thread_window = _EMPTY
-        if trigger_in_thread:
-            thread_window = messages_repo.window(
-                run.thread_id,
-                after_seq=floor,
-                before_seq=trigger.thread_seq,
-                limit=limit,
-                exclude_author_id=run.agent_id if plan.exclude_own_messages else None,
+            if run.trigger_kind != "message":
+                log.error(
+                    "run context for a run without a triggering message",
+                    extra={"run_id": run.run_id, "trigger_kind": run.trigger_kind},
+                )
+                raise InternalError()
+            try:
+                plan = shaping.plan_windows(s, self._limits.backfill)
+            except shaping.TriggerOutOfReach:
+                raise NotFound() from None
+            rows = unit.run_context.candidates(plan)
+            trigger = rows.trigger
+            if trigger is None:
+                raise NotFound()
+            candidates = [trigger, *rows.channel, *rows.thread]
+            facts = unit.facts.bundle(
+                {actor.id, *(m.author_id for m in candidates)}, {s.channel_id}
             )
-        # Channel context only when the parent lies in the thread's current channel: after
-        # a move, content of the source channel must not reach the target's readers.
-        build_channel = (
-            plan.want_channel_context and parent is not None and parent.channel_id == run.channel_id
+        verdict = self._policy.evaluate_run_context(
+            run_context_input(actor, run, candidates, facts)
         )
-        channel_window = _EMPTY
-        if build_channel and parent is not None:
-            channel_window = messages_repo.window(
-                parent.thread_id,
-                after_seq=0,
-                before_seq=parent.thread_seq,
-                limit=limit,
-                exclude_author_id=None,
-            )
-        candidates = [trigger, *channel_window.items, *thread_window.items]
-        facts = uow.facts.bundle(
-            {actor.id, *(m.author_id for m in candidates)},
-            {run.channel_id, *(m.channel_id for m in candidates)},
-        )
-        verdict = _evaluate(services, actor, run, candidates, facts)
-        readable = set(verdict["readable"])
-        if trigger.id not in readable:
+        if not verdict.is_readable(trigger.thread_id, trigger.thread_seq):
             raise NotFound()
-        channel_rows = [m for m in channel_window.items if m.id in readable]
-        thread_rows = [m for m in thread_window.items if m.id in readable]
-        dropped = len(channel_window.items) + len(thread_window.items)
-        dropped -= len(channel_rows) + len(thread_rows)
+        channel_rows = _readable(rows.channel, verdict)
+        thread_rows = _readable(rows.thread, verdict)
+        dropped = len(rows.channel) + len(rows.thread) - len(channel_rows) - len(thread_rows)
         if dropped:
-            # The windows come from the checked run's own thread; a denial here means
+            # The windows come from the checked run's own threads; a denial here means
             # SQL and policy disagree. Drop the items and say so, with counts only.
             log.error(
                 "filter mismatch",
@@ -237,30 +219,36 @@ def read_run_context(services: Services, actor: Actor, action: str, run_id: str)
         shaped = shaping.shape_windows(
             _items(channel_rows, shaping.ContextPart.CHANNEL),
             _items(thread_rows, shaping.ContextPart.THREAD),
-            has_older=thread_window.has_older,
+            has_older=rows.thread_has_older,
             trigger_seq=trigger.thread_seq,
-            message_max_bytes=settings.integer("agent.context_message_max_bytes"),
-            total_max_bytes=settings.integer("agent.context_max_bytes"),
+            message_max_bytes=self._limits.message_max_bytes,
+            total_max_bytes=self._limits.total_max_bytes,
         )
-        delivered: set[str] = set()
-        if plan.mode is shaping.SessionMode.RESUME and plan.session_id is not None:
-            delivered = runs.delivered_followups(
-                plan.session_id, [i.message_id for i in (*shaped.channel, *shaped.thread)]
+        by_id = {m.id: m for m in candidates}
+
+        def element(message: StoredMessage, item: shaping.ContextItem | None) -> dict[str, Any]:
+            klass = verdict.class_of(message.author_id, message.origin)
+            return context_element(
+                message,
+                content_md=message.content_md if item is None else item.content_md,
+                truncated=item is not None and item.truncated,
+                role=klass.role.value,
+                trust=klass.trust.value,
+                already_delivered=item is not None and message.id in rows.delivered,
             )
-    classes: dict[str, dict[str, str]] = verdict["classes"]
-    rows = {m.id: m for m in candidates}
 
-    def elements(items: list[shaping.ContextItem]) -> list[dict[str, Any]]:
-        return [
-            _element(rows[i.message_id], i, classes[i.message_id], i.message_id in delivered)
-            for i in items
-        ]
+        def elements(items: list[shaping.ContextItem]) -> list[dict[str, Any]]:
+            return [element(by_id[item.message_id], item) for item in items]
 
-    return {
-        "run_id": run.run_id,
-        "context_floor_seq": floor,
-        "trigger_message": _element(trigger, None, classes[trigger.id], False),
-        "thread_context": elements(shaped.thread),
-        "channel_context": elements(shaped.channel) if build_channel else None,
-        "truncated_before_seq": shaped.truncated_before_seq,
-    }
+        body: dict[str, Any] = {
+            "run_id": run.run_id,
+            "context_floor_seq": plan.floor_seq,
+            # The triggering message is complete: never cut, never counted.
+            "trigger_message": element(trigger, None),
+            "thread_context": elements(shaped.thread),
+        }
+        if plan.channel is not None:
+            body["channel_context"] = elements(shaped.channel)
+        if shaped.truncated_before_seq is not None:
+            body["truncated_before_seq"] = shaped.truncated_before_seq
+        return body

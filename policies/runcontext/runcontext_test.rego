@@ -51,37 +51,35 @@ _holders_input(channel_id, candidates, fact_overrides) := {
 
 _holders(candidates, grants) := _holders_input("general", candidates, {"grants": grants})
 
-_message(id, channel_id, author_id, origin) := {
-	"id": id,
-	"channel_id": channel_id,
-	"author_id": author_id,
-	"origin": origin,
+# the run of agent helper, triggered by alex, in thread t1 of channel general whose
+# parent is message 5 of general's main thread
+_run := {
+	"id": "run-1",
+	"agent_id": "helper",
+	"triggered_by": "alex",
+	"channel_id": "general",
+	"thread_id": "t1",
+	"parent": {"thread_id": "general-main", "seq": 5},
 }
 
-# the run of agent helper, triggered by alex, in channel general
-_run := {"id": "run-1", "agent_id": "helper", "triggered_by": "alex", "channel_id": "general"}
+_thread(id, channel_id, seqs) := {"id": id, "channel_id": channel_id, "seqs": seqs}
 
-_evaluate_input(messages, overrides) := object.union(
-	{"actor": "helper", "run": _run, "messages": messages, "facts": _base_facts},
+_author(id, origin) := {"id": id, "origin": origin}
+
+_evaluate_input(threads, authors, overrides) := object.union(
+	{"actor": "helper", "run": _run, "threads": threads, "authors": authors, "facts": _base_facts},
 	overrides,
 )
 
-# one message m1 in the run's channel
-_single(author_id, origin) := _evaluate_input([_message("m1", "general", author_id, origin)], {})
+# one message by the given author in the run's thread
+_single(author_id, origin) := _evaluate_input([_thread("t1", "general", [1])], [_author(author_id, origin)], {})
 
-_system := {"m1": {"role": "other", "trust": "system"}}
-
-_other_unverified := {"m1": {"role": "other", "trust": "unverified"}}
-
-_user_trigger := {"m1": {"role": "user", "trust": "trigger"}}
-
-_user_authorized := {"m1": {"role": "user", "trust": "authorized"}}
-
-_user_unverified := {"m1": {"role": "user", "trust": "unverified"}}
-
-_assistant_self := {"m1": {"role": "assistant", "trust": "self"}}
+_classes(author_id, origin, role, trust) := [{"author_id": author_id, "origin": origin, "role": role, "trust": trust}]
 
 _with_grants(grants) := {"facts": {"grants": grants}}
+
+# readable seqs of each thread of an evaluation result
+_parts(result) := {part.thread_id: part.seqs | some part in result.readable}
 
 # TestTriggerHolders
 
@@ -175,24 +173,43 @@ test_holders_no_candidates if runcontext.trigger_holders == [] with input as _ho
 
 # classification, one test per row of the table (first row wins)
 
-test_class_system if runcontext.evaluate.classes == _system with input as _single("ci-bot", "system")
-
-test_class_system_authored_by_person if runcontext.evaluate.classes == _system with input as _single("alex", "system")
-
-test_class_import if runcontext.evaluate.classes == _other_unverified with input as _single("casey", "import")
-
-test_class_import_authored_by_triggering_person if {
-	runcontext.evaluate.classes == _other_unverified with input as _single("alex", "import")
+test_class_system if {
+	expected := _classes("ci-bot", "system", "other", "system")
+	runcontext.evaluate.classes == expected with input as _single("ci-bot", "system")
 }
 
-test_class_app if runcontext.evaluate.classes == _other_unverified with input as _single("ci-bot", "app")
+test_class_system_authored_by_person if {
+	runcontext.evaluate.classes == _classes("alex", "system", "other", "system") with input as _single("alex", "system")
+}
 
-test_class_agent_run_agent if runcontext.evaluate.classes == _assistant_self with input as _single("helper", "agent")
+test_class_import if {
+	expected := _classes("casey", "import", "other", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("casey", "import")
+}
 
-test_class_agent_other_agent if runcontext.evaluate.classes == _other_unverified with input as _single("scout", "agent")
+test_class_import_authored_by_triggering_person if {
+	expected := _classes("alex", "import", "other", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("alex", "import")
+}
+
+test_class_app if {
+	expected := _classes("ci-bot", "app", "other", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("ci-bot", "app")
+}
+
+test_class_agent_run_agent if {
+	expected := _classes("helper", "agent", "assistant", "self")
+	runcontext.evaluate.classes == expected with input as _single("helper", "agent")
+}
+
+test_class_agent_other_agent if {
+	expected := _classes("scout", "agent", "other", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("scout", "agent")
+}
 
 test_class_triggering_person_without_trigger_now_is_unverified if {
-	runcontext.evaluate.classes == _user_unverified with input as _single("alex", "human")
+	expected := _classes("alex", "human", "user", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("alex", "human")
 }
 
 test_class_disabled_triggering_person_is_unverified if {
@@ -201,88 +218,134 @@ test_class_disabled_triggering_person_is_unverified if {
 		_with_grants([_trigger("alex")]),
 		{"facts": {"principals": {"alex": {"status": "disabled"}}}},
 	])
-	runcontext.evaluate.classes == _user_unverified with input as request
+	runcontext.evaluate.classes == _classes("alex", "human", "user", "unverified") with input as request
 }
 
 test_class_human_triggering_person_who_holds_trigger if {
 	request := object.union(_single("alex", "human"), _with_grants([_trigger("alex")]))
-	runcontext.evaluate.classes == _user_trigger with input as request
+	runcontext.evaluate.classes == _classes("alex", "human", "user", "trigger") with input as request
 }
 
 test_class_human_trigger_holder if {
-	runcontext.evaluate.classes == _user_authorized with input as _single("robin", "human")
+	expected := _classes("robin", "human", "user", "authorized")
+	runcontext.evaluate.classes == expected with input as _single("robin", "human")
 }
 
-test_class_human_otherwise if runcontext.evaluate.classes == _user_unverified with input as _single("casey", "human")
+test_class_human_otherwise if {
+	expected := _classes("casey", "human", "user", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("casey", "human")
+}
 
 test_class_human_without_triggering_person if {
 	request := object.union(
 		object.remove(_single("alex", "human"), ["run"]),
 		{"run": object.remove(_run, ["triggered_by"])},
 	)
-	runcontext.evaluate.classes == _user_unverified with input as request
+	runcontext.evaluate.classes == _classes("alex", "human", "user", "unverified") with input as request
 }
 
-test_class_unknown_origin if runcontext.evaluate.classes == _other_unverified with input as _single("alex", "webhook")
-
-# readable filtering
-
-test_readable_run_channel_for_run_agent_without_grant if {
-	request := _evaluate_input([_message("m1", "general", "alex", "human")], {})
-	runcontext.evaluate.readable == ["m1"] with input as request
+test_class_unknown_origin if {
+	expected := _classes("alex", "webhook", "other", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("alex", "webhook")
 }
 
-test_readable_other_channel_without_grant_excluded if {
-	messages := [_message("m1", "general", "alex", "human"), _message("m2", "random", "sam", "human")]
-	runcontext.evaluate.readable == ["m1"] with input as _evaluate_input(messages, {})
+test_classes_follow_the_order_of_the_authors if {
+	authors := [_author("robin", "human"), _author("helper", "agent"), _author("robin", "import")]
+	request := _evaluate_input([], authors, {})
+	runcontext.evaluate.classes == [
+		{"author_id": "robin", "origin": "human", "role": "user", "trust": "authorized"},
+		{"author_id": "helper", "origin": "agent", "role": "assistant", "trust": "self"},
+		{"author_id": "robin", "origin": "import", "role": "other", "trust": "unverified"},
+	] with input as request
+}
+
+# readable filtering: the run's own agent (seed 000 note 11)
+
+test_readable_run_thread_whole_for_run_agent_without_grant if {
+	request := _evaluate_input([_thread("t1", "general", [1, 2, 9])], [], {})
+	_parts(runcontext.evaluate) == {"t1": [1, 2, 9]} with input as request
+}
+
+test_readable_main_thread_up_to_the_parent_for_run_agent_without_grant if {
+	request := _evaluate_input([_thread("general-main", "general", [3, 4, 5, 6, 7])], [], {})
+	_parts(runcontext.evaluate) == {"general-main": [3, 4, 5]} with input as request
+}
+
+test_readable_other_thread_of_the_run_channel_not_reached_without_grant if {
+	request := _evaluate_input([_thread("t2", "general", [1, 2])], [], {})
+	_parts(runcontext.evaluate) == {"t2": []} with input as request
+}
+
+test_readable_main_thread_not_reached_for_a_run_without_parent if {
+	request := object.union(
+		object.remove(_evaluate_input([_thread("general-main", "general", [1])], [], {}), ["run"]),
+		{"run": object.remove(_run, ["parent"])},
+	)
+	_parts(runcontext.evaluate) == {"general-main": []} with input as request
+}
+
+test_readable_whole_channel_with_a_read_grant if {
+	threads := [_thread("t2", "general", [1, 2]), _thread("general-main", "general", [6, 7])]
+	overrides := _with_grants([_grant("principal", "helper", "channel", "general", "read")])
+	request := _evaluate_input(threads, [], overrides)
+	_parts(runcontext.evaluate) == {"t2": [1, 2], "general-main": [6, 7]} with input as request
 }
 
 test_readable_other_channel_excluded_even_with_grant if {
-	messages := [_message("m2", "random", "sam", "human"), _message("m1", "general", "alex", "human")]
+	threads := [_thread("t9", "random", [1]), _thread("t1", "general", [1])]
 	overrides := _with_grants([_grant("principal", "helper", "channel", "random", "read")])
-	runcontext.evaluate.readable == ["m1"] with input as _evaluate_input(messages, overrides)
+	request := _evaluate_input(threads, [], overrides)
+	_parts(runcontext.evaluate) == {"t9": [], "t1": [1]} with input as request
+}
+
+test_readable_moved_parent_thread_in_another_channel_excluded if {
+	request := _evaluate_input([_thread("general-main", "random", [1, 2])], [], {})
+	_parts(runcontext.evaluate) == {"general-main": []} with input as request
 }
 
 test_readable_other_agent_in_run_channel_without_grant_excluded if {
-	messages := [_message("m1", "general", "alex", "human")]
-	runcontext.evaluate.readable == [] with input as _evaluate_input(messages, {"actor": "scout"})
+	request := _evaluate_input([_thread("t1", "general", [1])], [], {"actor": "scout"})
+	_parts(runcontext.evaluate) == {"t1": []} with input as request
 }
 
 test_readable_other_agent_with_grant if {
-	messages := [_message("m1", "general", "alex", "human")]
 	grant := _grant("principal", "scout", "space", "team", "read")
 	overrides := object.union({"actor": "scout"}, _with_grants([grant]))
-	runcontext.evaluate.readable == ["m1"] with input as _evaluate_input(messages, overrides)
+	request := _evaluate_input([_thread("t1", "general", [1])], [], overrides)
+	_parts(runcontext.evaluate) == {"t1": [1]} with input as request
 }
 
 test_readable_disabled_run_agent_excluded if {
-	messages := [_message("m1", "general", "alex", "human")]
 	overrides := {"facts": {"principals": {"helper": {"status": "disabled"}}}}
-	runcontext.evaluate.readable == [] with input as _evaluate_input(messages, overrides)
+	_parts(runcontext.evaluate) == {"t1": []} with input as _evaluate_input([_thread("t1", "general", [1])], [], overrides)
 }
 
 test_evaluate_whole_result if {
-	messages := [
-		_message("m4", "general", "helper", "agent"),
-		_message("m1", "general", "alex", "human"),
-		_message("m3", "random", "robin", "human"),
-		_message("m2", "general", "sam", "import"),
-		_message("m5", "general", "sam", "human"),
+	threads := [_thread("general-main", "general", [2, 3]), _thread("t1", "general", [1, 2, 4])]
+	authors := [
+		_author("helper", "agent"),
+		_author("alex", "human"),
+		_author("robin", "human"),
+		_author("sam", "import"),
+		_author("sam", "human"),
 	]
 	overrides := _with_grants([_trigger("sam"), _trigger("alex")])
 	runcontext.evaluate == {
-		"readable": ["m1", "m2", "m4", "m5"],
+		"readable": [
+			{"thread_id": "general-main", "seqs": [2, 3]},
+			{"thread_id": "t1", "seqs": [1, 2, 4]},
+		],
 		"trigger_holders": ["alex", "robin", "sam"],
-		"classes": {
-			"m1": {"role": "user", "trust": "trigger"},
-			"m2": {"role": "other", "trust": "unverified"},
-			"m3": {"role": "user", "trust": "authorized"},
-			"m4": {"role": "assistant", "trust": "self"},
-			"m5": {"role": "user", "trust": "authorized"},
-		},
-	} with input as _evaluate_input(messages, overrides)
+		"classes": [
+			{"author_id": "helper", "origin": "agent", "role": "assistant", "trust": "self"},
+			{"author_id": "alex", "origin": "human", "role": "user", "trust": "trigger"},
+			{"author_id": "robin", "origin": "human", "role": "user", "trust": "authorized"},
+			{"author_id": "sam", "origin": "import", "role": "other", "trust": "unverified"},
+			{"author_id": "sam", "origin": "human", "role": "user", "trust": "authorized"},
+		],
+	} with input as _evaluate_input(threads, authors, overrides)
 }
 
-test_evaluate_no_messages if {
-	runcontext.evaluate == {"readable": [], "trigger_holders": [], "classes": {}} with input as _evaluate_input([], {})
+test_evaluate_nothing_sent if {
+	runcontext.evaluate == {"readable": [], "trigger_holders": [], "classes": []} with input as _evaluate_input([], [], {})
 }

@@ -8,7 +8,7 @@ from tests.support.world import demo_world, load
 
 
 def test_demo_run_context(make_service: Any, database_url: str, tmp_path: Any) -> None:
-    ids = load(database_url, demo_world(), tmp_path)
+    ids = load(database_url, demo_world())
     service = make_service()
     response = service.client("tok-lotse").get(f"/api/v1/runs/{ids['r1']}/context")
     print(response.json())

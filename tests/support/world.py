@@ -7,24 +7,36 @@ loader returns the map of keys and handles to ids.
 from __future__ import annotations
 
 import copy
+from functools import lru_cache
 from typing import Any
 
-import yaml
-
-from app.world import load_world_file, parse_world_yaml
+from app.world import load_world, parse_world_yaml
+from repositories import make_engine
 from tests.support.services import REPO_ROOT
 
 __all__ = ["demo_world", "load"]
 
 
-def demo_world() -> dict[str, Any]:
-    """A fresh copy of ``examples/demo-world.yaml`` as a dict."""
+@lru_cache(maxsize=1)
+def _demo_world() -> dict[str, Any]:
     text = (REPO_ROOT / "examples" / "demo-world.yaml").read_text(encoding="utf-8")
-    return copy.deepcopy(parse_world_yaml(text))
+    return parse_world_yaml(text)
 
 
-def load(database_url: str, world: dict[str, Any], tmp_path: Any) -> dict[str, str]:
-    """Load ``world`` into the database through the real loader; returns the id map."""
-    path = tmp_path / f"world-{id(world)}.yaml"
-    path.write_text(yaml.safe_dump(world, sort_keys=False), encoding="utf-8")
-    return load_world_file(database_url, str(path))
+def demo_world() -> dict[str, Any]:
+    """A fresh copy of ``examples/demo-world.yaml`` as a dict (parsed once)."""
+    return copy.deepcopy(_demo_world())
+
+
+def load(database_url: str, world: dict[str, Any]) -> dict[str, str]:
+    """Load ``world`` into the database through the real loader; returns the id map.
+
+    In-process, in one transaction, without a YAML file in between: the loader's
+    validation and writes are the same as ``python -m app world load``.
+    """
+    engine = make_engine(database_url, pool_size=1)
+    try:
+        with engine.begin() as conn:
+            return load_world(conn, world)
+    finally:
+        engine.dispose()

@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-import requests
+import urllib3
 
-from app.opa_client import OpaClient, OpaError, OpaUnavailable, OpaUndefined
+from app.opa_client import OpaClient, OpaError, OpaMalformed, OpaUnavailable, OpaUndefined
 from tests.support.services import free_port
 
 CANARY = "input-canary-content-3b7"
@@ -144,6 +144,7 @@ def test_an_unreachable_server_raises_unavailable() -> None:
 
 def test_every_error_is_an_opa_error() -> None:
     assert issubclass(OpaUndefined, OpaUnavailable)
+    assert issubclass(OpaMalformed, OpaUnavailable)
     assert issubclass(OpaUnavailable, OpaError)
 
 
@@ -198,27 +199,21 @@ def test_errors_name_the_path_but_never_the_input(stub: Stub) -> None:
 
 
 class FakeResponse:
-    def __init__(self, status_code: int, body: Any) -> None:
-        self.status_code = status_code
-        self._body = body
-
-    def json(self) -> Any:
-        if isinstance(self._body, Exception):
-            raise self._body
-        return self._body
+    def __init__(self, status: int, data: bytes) -> None:
+        self.status = status
+        self.data = data
 
 
-class FakeSession(requests.Session):
-    """A session that records calls and answers from a script, without a network."""
+class FakePool:
+    """A pool that records calls and answers from a script, without a network."""
 
     def __init__(self, *answers: Any) -> None:
-        super().__init__()
         self.answers = list(answers)
         self.calls: list[dict[str, Any]] = []
         self.closed = False
 
-    def post(self, url: Any, data: Any = None, json: Any = None, **kwargs: Any) -> Any:
-        self.calls.append({"url": url, "data": data, **kwargs})
+    def urlopen(self, method: str, url: str, **kwargs: Any) -> Any:
+        self.calls.append({"method": method, "url": url, **kwargs})
         answer = self.answers.pop(0)
         if isinstance(answer, BaseException):
             raise answer
@@ -226,35 +221,54 @@ class FakeSession(requests.Session):
 
     def close(self) -> None:
         self.closed = True
-        super().close()
 
 
-def test_an_injected_session_gets_the_configured_timeout_and_a_pooled_adapter() -> None:
-    session = FakeSession(FakeResponse(200, {"result": 7}))
-    client = OpaClient("http://opa:8181", timeout=0.75, pool_size=3, session=session)
+def test_an_injected_pool_gets_the_path_the_body_and_the_configured_timeout() -> None:
+    pool = FakePool(FakeResponse(200, b'{"result": 7}'))
+    client = OpaClient("http://opa:8181", timeout=0.75, pool_size=3, pool=pool)
 
     assert client.query("p/q", {"k": "v"}) == 7
 
-    call = session.calls[0]
-    assert call["url"] == "http://opa:8181/v1/data/p/q"
-    assert call["timeout"] == 0.75
-    assert json.loads(call["data"]) == {"input": {"k": "v"}}
-    adapter = session.get_adapter("http://opa:8181/")
-    assert adapter._pool_maxsize == 3  # type: ignore[attr-defined]
-    assert adapter.max_retries.total == 0  # type: ignore[attr-defined]
+    call = pool.calls[0]
+    assert (call["method"], call["url"]) == ("POST", "/v1/data/p/q")
+    assert call["retries"] is False
+    assert call["timeout"].read_timeout == 0.75
+    assert call["timeout"].connect_timeout == 0.75
+    assert json.loads(call["body"]) == {"input": {"k": "v"}}
+
+
+def test_a_base_url_with_a_path_prefix_keeps_it() -> None:
+    pool = FakePool(FakeResponse(200, b'{"result": 1}'))
+    client = OpaClient("http://opa:8181/sidecar/", timeout=1.0, pool=pool)
+
+    client.query("a/b", {})
+
+    assert pool.calls[0]["url"] == "/sidecar/v1/data/a/b"
+
+
+def test_the_default_pool_keeps_the_configured_size_and_never_retries() -> None:
+    client = OpaClient("http://127.0.0.1:8181", timeout=1.0, pool_size=3)
+
+    pool: Any = client._pool
+    assert isinstance(pool, urllib3.HTTPConnectionPool)
+    assert pool.pool is not None
+    assert pool.pool.maxsize == 3
+    assert pool.retries is False
+    assert pool.block is True
 
 
 @pytest.mark.parametrize(
     "failure",
     [
-        requests.ConnectionError("refused"),
-        requests.Timeout("slow"),
-        requests.exceptions.ChunkedEncodingError("cut"),
-        requests.TooManyRedirects("loop"),
+        urllib3.exceptions.NewConnectionError(None, "refused"),  # type: ignore[arg-type]
+        urllib3.exceptions.ReadTimeoutError(None, "/", "slow"),  # type: ignore[arg-type]
+        urllib3.exceptions.ProtocolError("cut"),
+        urllib3.exceptions.EmptyPoolError(None, "busy"),  # type: ignore[arg-type]
+        ConnectionResetError("reset"),
     ],
 )
-def test_a_transport_failure_of_the_session_raises_unavailable(failure: Exception) -> None:
-    client = OpaClient("http://opa:8181", timeout=1.0, session=FakeSession(failure))
+def test_a_transport_failure_of_the_pool_raises_unavailable(failure: Exception) -> None:
+    client = OpaClient("http://opa:8181", timeout=1.0, pool=FakePool(failure))
 
     with pytest.raises(OpaUnavailable) as caught:
         client.query("authz/decision", {})
@@ -263,21 +277,19 @@ def test_a_transport_failure_of_the_session_raises_unavailable(failure: Exceptio
     assert client.calls == 1
 
 
-def test_a_body_that_does_not_parse_raises_unavailable_with_an_injected_session() -> None:
-    client = OpaClient(
-        "http://opa:8181", timeout=1.0, session=FakeSession(FakeResponse(200, ValueError("bad")))
-    )
+def test_a_body_that_does_not_parse_raises_unavailable_with_an_injected_pool() -> None:
+    client = OpaClient("http://opa:8181", timeout=1.0, pool=FakePool(FakeResponse(200, b"{x")))
 
     with pytest.raises(OpaUnavailable, match="non-JSON"):
         client.query("authz/decision", {})
 
 
-def test_the_same_session_serves_every_call_and_close_closes_it() -> None:
-    session = FakeSession(FakeResponse(200, {"result": 1}), FakeResponse(200, {"result": 2}))
-    client = OpaClient("http://opa:8181", timeout=1.0, session=session)
+def test_the_same_pool_serves_every_call_and_close_closes_it() -> None:
+    pool = FakePool(FakeResponse(200, b'{"result": 1}'), FakeResponse(200, b'{"result": 2}'))
+    client = OpaClient("http://opa:8181", timeout=1.0, pool=pool)
 
     assert [client.query("a", {}), client.query("a", {})] == [1, 2]
     client.close()
 
-    assert len(session.calls) == 2
-    assert session.closed
+    assert len(pool.calls) == 2
+    assert pool.closed

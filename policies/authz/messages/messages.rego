@@ -4,6 +4,7 @@
 package authz.messages
 
 import data.authz.levels
+import data.authz.reading
 import data.authz.results
 
 # METADATA
@@ -13,12 +14,17 @@ actions := {"message.list", "message.read", "message.post"}
 # METADATA
 # title: Message decision
 # description: |
-#   Allowed at the level the action needs; posting with read only is 403 archived
-#   (channel or space archived) or 403 no_grant; otherwise 404.
+#   message.read follows the shared reading rule (authz.reading.can_read);
+#   listing and posting need the level of the action. Posting with read only is
+#   403 archived (channel or space archived) or 403 no_grant; otherwise 404.
 # scope: document
 default decision := {"allow": false, "reason": "not_found", "status": 404}
 
 decision := results.allowed if {
+	input.action == "message.read"
+	input.resource.kind == "channel"
+	reading.can_read(input.facts, input.actor, {"channel_id": input.resource.id})
+} else := results.allowed if {
 	_level >= _required_level[input.action]
 } else := results.archived if {
 	input.action == "message.post"
@@ -31,7 +37,6 @@ decision := results.allowed if {
 
 _required_level := {
 	"message.list": levels.read,
-	"message.read": levels.read,
 	"message.post": levels.write,
 }
 

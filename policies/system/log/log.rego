@@ -17,10 +17,3 @@ mask contains "/input/context"
 mask contains "/input/intents"
 
 mask contains "/input/payload"
-
-# The run-context batch lists message ids; decision logs keep no message-id lists.
-mask contains "/input/messages"
-
-mask contains "/result/readable"
-
-mask contains "/result/classes"

@@ -60,7 +60,7 @@ def extended_world() -> dict[str, Any]:
 @pytest.fixture
 def ids(database_url: str, tmp_path: Any) -> dict[str, str]:
     """The extended world loaded into this test's database; handle/key -> id."""
-    return load(database_url, extended_world(), tmp_path)
+    return load(database_url, extended_world())
 
 
 @pytest.fixture

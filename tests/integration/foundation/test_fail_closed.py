@@ -268,7 +268,7 @@ def test_postgresql_stopped_mid_test_gives_503(make_service: Any, tmp_path: Any)
         conn.close()
         url = cluster.url("private_fail_closed")
         upgrade(url)
-        ids = load(url, extended_world(), tmp_path)
+        ids = load(url, extended_world())
         service = make_service(**{"database.url": url})
         robin = service.client("tok-robin")
         assert robin.get(messages_path(ids["support/general"])).status_code == 200

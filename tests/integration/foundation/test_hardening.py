@@ -31,7 +31,7 @@ def _world_with_dm() -> dict[str, Any]:
 def test_a_space_grant_does_not_open_a_dm_in_that_space(
     make_service: Any, database_url: str, tmp_path: Any
 ) -> None:
-    ids = load(database_url, _world_with_dm(), tmp_path)
+    ids = load(database_url, _world_with_dm())
     service = make_service()
     dm = messages_path(ids["support/sam-writer"])
 

@@ -56,7 +56,7 @@ def sqlalchemy_logging() -> Iterator[None]:
 def test_no_canary_reaches_the_app_log_or_the_opa_decision_log(
     make_service: Any, database_url: str, tmp_path: Any, opa_server: OpaServer, sql: Any, level: str
 ) -> None:
-    ids = load(database_url, _canary_world(), tmp_path)
+    ids = load(database_url, _canary_world())
     service = make_service()
     configure_logging(level, service.log)
     canary = service.client(TOKEN)

@@ -23,7 +23,7 @@ def start_world(
     """
 
     def start(world: dict[str, Any], **config: Any) -> RunContextWorld:
-        ids = load(database_url, world, tmp_path)
+        ids = load(database_url, world)
         service = make_service(**config)
         return RunContextWorld(service=service, ids=dict(ids), database_url=database_url)
 

@@ -94,7 +94,7 @@ def test_the_decision_input_names_the_run_with_ids_and_state_only(
     assert entry["result"] == {"allow": True, "reason": "allowed", "status": 200}
 
 
-def test_the_batch_input_is_logged_with_ids_and_without_message_id_lists(
+def test_the_batch_input_holds_positions_and_distinct_authors_and_no_message_ids(
     start_world: Start,
     opa_server: Any,
 ) -> None:
@@ -105,22 +105,42 @@ def test_the_batch_input_is_logged_with_ids_and_without_message_id_lists(
 
     policy_input = entry["input"]
     assert_no_null(policy_input)
-    # policies/system/log masks the message list and the per-message results.
-    assert sorted(entry["erased"]) == ["/input/messages", "/result/classes", "/result/readable"]
-    assert set(policy_input) == {"actor", "run", "facts"}
+    assert "erased" not in entry
+    assert set(policy_input) == {"actor", "run", "threads", "authors", "facts"}
     assert policy_input["actor"] == rc.id("lotse")
     assert policy_input["run"] == {
         "id": rc.id("r1"),
         "agent_id": rc.id("lotse"),
         "triggered_by": rc.id("alex"),
         "channel_id": rc.id(GENERAL),
+        "thread_id": rc.id("t1"),
+        "parent": {"thread_id": rc.id(f"{GENERAL}#main"), "seq": 2},
     }
+    # Candidates by position, grouped by thread: the main thread before the parent
+    # (c1), the thread before the trigger (e1, e2) and the trigger itself.
+    assert policy_input["threads"] == [
+        {"id": rc.id("t1"), "channel_id": rc.id(GENERAL), "seqs": [1, 2, 3]},
+        {"id": rc.id(f"{GENERAL}#main"), "channel_id": rc.id(GENERAL), "seqs": [1]},
+    ]
+    # One entry per distinct (author, origin), however many messages each wrote.
+    assert sorted((a["id"], a["origin"]) for a in policy_input["authors"]) == sorted(
+        [
+            (rc.id("alex"), "human"),
+            (rc.id("writer"), "human"),
+            (rc.id("sam"), "human"),
+            (rc.id("importer"), "app"),
+        ]
+    )
     # The facts cover the actor and every author of the four candidates.
     assert set(policy_input["facts"]["principals"]) == {
         rc.id(h) for h in ("lotse", "alex", "writer", "sam", "importer")
     }
     assert set(policy_input["facts"]["channels"]) == {rc.id(GENERAL)}
-    assert entry["result"] == {"trigger_holders": sorted([rc.id("alex"), rc.id("sam")])}
+    assert entry["result"]["trigger_holders"] == sorted([rc.id("alex"), rc.id("sam")])
+    assert {part["thread_id"] for part in entry["result"]["readable"]} == {
+        rc.id("t1"),
+        rc.id(f"{GENERAL}#main"),
+    }
 
 
 def test_a_run_without_a_triggering_person_leaves_triggered_by_out_of_the_batch_input(
@@ -135,9 +155,6 @@ def test_a_run_without_a_triggering_person_leaves_triggered_by_out_of_the_batch_
 
     # Without a triggering person nobody is trigger: alex holds trigger, so authorized.
     assert body["trigger_message"]["trust"] == "authorized"
-    assert entry["input"]["run"] == {
-        "id": rc.id("r-anon"),
-        "agent_id": rc.id("lotse"),
-        "channel_id": rc.id(GENERAL),
-    }
+    assert "triggered_by" not in entry["input"]["run"]
+    assert entry["input"]["run"]["id"] == rc.id("r-anon")
     assert_no_null(entry["input"])

@@ -1,0 +1,123 @@
+"""The policy gateway: the only module that knows OPA's paths and answer shapes.
+
+One method per entry point; each takes a typed input (:mod:`app.policy.inputs`) and
+returns a typed, validated result (:mod:`app.policy.results`). Every call goes through
+:meth:`PolicyGateway._ask`, so a corpus recorder or a metric sees all of them.
+
+Errors: :class:`~app.opa_client.OpaUnavailable` and its subclasses (unreachable,
+undefined, malformed). Nobody here turns them into HTTP answers; the edge does, in
+one place (``app/main.py``), as 503.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from app.opa_client import OpaUndefined
+from app.policy.inputs import DecisionInput, RunContextInput, TriggerHoldersInput
+from app.policy.resources import instance
+from app.policy.results import (
+    Decision,
+    RunContextVerdict,
+    parse_decision,
+    parse_run_context,
+    parse_trigger_holders,
+)
+
+__all__ = [
+    "DECISION",
+    "ENTRYPOINTS",
+    "RUN_CONTEXT",
+    "TRIGGER_HOLDERS",
+    "PolicyGateway",
+    "Transport",
+]
+
+DECISION = "authz/decision"
+RUN_CONTEXT = "runcontext/evaluate"
+TRIGGER_HOLDERS = "runcontext/trigger_holders"
+ENTRYPOINTS = (DECISION, RUN_CONTEXT, TRIGGER_HOLDERS)
+
+
+class Transport(Protocol):
+    """What the gateway needs from :class:`~app.opa_client.OpaClient`."""
+
+    @property
+    def calls(self) -> int:
+        """Round trips made so far."""
+
+    def query(self, path: str, input: Any) -> Any:
+        """Evaluate ``data.<path>`` with ``input``; raise ``OpaUnavailable`` on failure."""
+
+
+class PolicyGateway:
+    """Ask the policies; every answer is validated before it is returned.
+
+    Args:
+        transport: the OPA client (or a fake in unit tests).
+
+    Example::
+
+        gateway = PolicyGateway(OpaClient("http://127.0.0.1:8181", timeout=0.5))
+        decision = gateway.decide(
+            {"action": "message.list", "actor": actor_id,
+             "resource": resources.channel(channel_id), "facts": facts}
+        )
+    """
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    @property
+    def calls(self) -> int:
+        """OPA round trips made so far (cost tests and the benchmark read it)."""
+        return self._transport.calls
+
+    def _ask(self, entrypoint: str, input: Any) -> Any:
+        return self._transport.query(entrypoint, input)
+
+    def decide(self, request: DecisionInput) -> Decision:
+        """``data.authz.decision``: allow, reason and status for one action.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed.
+        """
+        return parse_decision(self._ask(DECISION, request))
+
+    def evaluate_run_context(self, request: RunContextInput) -> RunContextVerdict:
+        """``data.runcontext.evaluate``: readable candidates, trigger holders, classes.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed (including
+                an answer that does not match the threads and authors sent).
+        """
+        result = self._ask(RUN_CONTEXT, request)
+        return parse_run_context(result, request["threads"], request["authors"])
+
+    def trigger_holders(self, request: TriggerHoldersInput) -> tuple[str, ...]:
+        """``data.runcontext.trigger_holders``: candidates holding trigger, ascending.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed.
+        """
+        result = self._ask(TRIGGER_HOLDERS, request)
+        return parse_trigger_holders(result, request["candidates"])
+
+    def policies_loaded(self) -> bool:
+        """Whether OPA serves the policies: ``health.ready`` is allowed.
+
+        An undefined answer means no policy bundle is loaded (``False``).
+
+        Raises:
+            OpaUnavailable: OPA is unreachable or answers malformed.
+        """
+        request: DecisionInput = {
+            "action": "health.ready",
+            "actor": "",
+            "resource": instance(),
+            "facts": {"now": "", "principals": {}, "channels": {}, "spaces": {}, "grants": []},
+        }
+        try:
+            return self.decide(request).allow
+        except OpaUndefined:
+            return False

@@ -1,0 +1,171 @@
+"""Typed inputs of every policy entry point, mirroring ``docs/policy-input.md``.
+
+These are the shapes the app sends to OPA as ``input``. They hold ids, kinds, states,
+levels, positions and timestamps only: never message content, handles, display names,
+e-mail addresses or tokens. A field that does not apply is absent, never null.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+__all__ = [
+    "AuthorRef",
+    "CandidateThread",
+    "ChannelFacts",
+    "ChannelResource",
+    "DecisionInput",
+    "FactBundle",
+    "GrantFacts",
+    "GrantRef",
+    "InstanceResource",
+    "PrincipalFacts",
+    "Resource",
+    "RunContextInput",
+    "RunRef",
+    "RunResource",
+    "SpaceFacts",
+    "ThreadPosition",
+    "TriggerHoldersInput",
+]
+
+
+class PrincipalFacts(TypedDict):
+    """One principal of the fact bundle."""
+
+    kind: str
+    status: str
+    is_owner: bool
+    groups: list[str]
+    permissions: list[str]
+
+
+class ChannelFacts(TypedDict):
+    """One channel of the fact bundle; ``members`` only lists principals of the bundle."""
+
+    kind: str
+    archived: bool
+    space_id: str
+    members: list[str]
+
+
+class SpaceFacts(TypedDict):
+    """One space of the fact bundle."""
+
+    archived: bool
+
+
+class GrantRef(TypedDict):
+    """The subject or the target of a grant."""
+
+    kind: str
+    id: str
+
+
+class GrantFacts(TypedDict):
+    """A grant that can matter for the principals and channels of the bundle."""
+
+    subject: GrantRef
+    target: GrantRef
+    level: str
+    expires_at: NotRequired[str]
+
+
+class FactBundle(TypedDict):
+    """The common fact bundle ``input.facts`` (built in one SQL statement)."""
+
+    now: str
+    principals: dict[str, PrincipalFacts]
+    channels: dict[str, ChannelFacts]
+    spaces: dict[str, SpaceFacts]
+    grants: list[GrantFacts]
+
+
+class ChannelResource(TypedDict):
+    """A channel as the resource of a decision."""
+
+    kind: Literal["channel"]
+    id: str
+
+
+class RunResource(TypedDict):
+    """A run as the resource of ``run.context.read``; ``id`` only when unknown."""
+
+    kind: Literal["run"]
+    id: str
+    agent_id: NotRequired[str]
+    channel_id: NotRequired[str]
+    state: NotRequired[str]
+
+
+class InstanceResource(TypedDict):
+    """The whole instance (admin actions, queries, health)."""
+
+    kind: Literal["instance"]
+
+
+Resource = ChannelResource | RunResource | InstanceResource
+
+
+class DecisionInput(TypedDict):
+    """Input of ``data.authz.decision``."""
+
+    action: str
+    actor: str
+    resource: Resource
+    facts: FactBundle
+
+
+class ThreadPosition(TypedDict):
+    """Where a message lies: its thread and its ``thread_seq``."""
+
+    thread_id: str
+    seq: int
+
+
+class RunRef(TypedDict):
+    """The run of a context read, as the run-context rules see it.
+
+    ``triggered_by`` is absent without a triggering person; ``parent`` is absent for a
+    thread without a parent message (main threads, forum posts).
+    """
+
+    id: str
+    agent_id: str
+    channel_id: str
+    thread_id: str
+    triggered_by: NotRequired[str]
+    parent: NotRequired[ThreadPosition]
+
+
+class CandidateThread(TypedDict):
+    """The candidate messages of one thread, by position (ascending ``seqs``)."""
+
+    id: str
+    channel_id: str
+    seqs: list[int]
+
+
+class AuthorRef(TypedDict):
+    """A distinct (author, origin) pair among the candidates."""
+
+    id: str
+    origin: str
+
+
+class RunContextInput(TypedDict):
+    """Input of ``data.runcontext.evaluate`` (the second call of a context read)."""
+
+    actor: str
+    run: RunRef
+    threads: list[CandidateThread]
+    authors: list[AuthorRef]
+    facts: FactBundle
+
+
+class TriggerHoldersInput(TypedDict):
+    """Input of ``data.runcontext.trigger_holders``."""
+
+    channel_id: str
+    candidates: list[str]
+    facts: FactBundle

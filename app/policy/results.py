@@ -1,0 +1,207 @@
+"""Typed results of every policy entry point, and their validation.
+
+Every answer OPA gives is checked here before anything uses it, down to the enums:
+a decision whose reason is not on the closed list, a class whose role or trust is not
+one of the contract's values, a readable position that was not sent, or a missing
+entry for something that was sent raises :class:`~app.opa_client.OpaMalformed`. The
+request then fails closed (503); it never continues with a guessed or weaker answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from app.opa_client import OpaMalformed
+from app.policy.inputs import AuthorRef, CandidateThread
+
+__all__ = [
+    "REASONS",
+    "AuthorClass",
+    "Decision",
+    "Role",
+    "RunContextVerdict",
+    "Trust",
+    "parse_decision",
+    "parse_run_context",
+    "parse_trigger_holders",
+]
+
+# The closed list of reason codes (policies/authz/results/results.rego); a test pins
+# that both lists are equal.
+REASONS = frozenset(
+    {
+        "allowed",
+        "not_found",
+        "no_grant",
+        "archived",
+        "not_owner",
+        "not_self",
+        "subject_kind_not_allowed",
+        "unknown_action",
+    }
+)
+
+
+class Role(StrEnum):
+    """``RunContextMessage.role``: who the author is relative to the run."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    OTHER = "other"
+
+
+class Trust(StrEnum):
+    """``RunContextMessage.trust``: whether the content may instruct the agent."""
+
+    TRIGGER = "trigger"
+    AUTHORIZED = "authorized"
+    SELF = "self"
+    UNVERIFIED = "unverified"
+    SYSTEM = "system"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """OPA's answer to ``data.authz.decision``.
+
+    Attributes:
+        allow: Whether the action is allowed.
+        reason: Machine-readable reason from the closed list :data:`REASONS`.
+        status: 200 for an allow, 403 (visible, not allowed) or 404 (invisible).
+    """
+
+    allow: bool
+    reason: str
+    status: int
+
+
+def parse_decision(result: Any) -> Decision:
+    """Read a decision object; anything malformed fails closed.
+
+    Raises:
+        OpaMalformed: not ``{"allow": bool, "reason": <known>, "status": int}``, or an
+            allow whose status is not 200, or a deny whose status is not 403 or 404.
+    """
+    if not isinstance(result, dict):
+        raise OpaMalformed("decision is not an object")
+    allow, reason, status = result.get("allow"), result.get("reason"), result.get("status")
+    if not isinstance(allow, bool) or not isinstance(status, int) or isinstance(status, bool):
+        raise OpaMalformed("decision has the wrong shape")
+    if reason not in REASONS:
+        raise OpaMalformed("decision has an unknown reason")
+    if (allow and status != 200) or (not allow and status not in (403, 404)):
+        raise OpaMalformed("decision status does not fit allow")
+    return Decision(allow=allow, reason=str(reason), status=status)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorClass:
+    """Role and trust of every message of one (author, origin) pair."""
+
+    role: Role
+    trust: Trust
+
+
+@dataclass(frozen=True, slots=True)
+class RunContextVerdict:
+    """OPA's answer to ``data.runcontext.evaluate``, checked against what was sent.
+
+    Attributes:
+        readable: ``(thread_id, seq)`` of every candidate the actor may read.
+        trigger_holders: The authors holding trigger on the run's channel, ascending.
+        classes: Role and trust per ``(author_id, origin)`` pair, one per pair sent.
+    """
+
+    readable: frozenset[tuple[str, int]]
+    trigger_holders: tuple[str, ...]
+    classes: Mapping[tuple[str, str], AuthorClass]
+
+    def is_readable(self, thread_id: str, seq: int) -> bool:
+        """Whether the candidate at this position may be read."""
+        return (thread_id, seq) in self.readable
+
+    def class_of(self, author_id: str, origin: str) -> AuthorClass:
+        """The class of a message by this author with this origin (sent, so present)."""
+        return self.classes[(author_id, origin)]
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _readable(result: Any, threads: list[CandidateThread]) -> frozenset[tuple[str, int]]:
+    if not isinstance(result, list) or len(result) != len(threads):
+        raise OpaMalformed("run context readable parts do not match the threads sent")
+    readable: set[tuple[str, int]] = set()
+    for part, thread in zip(result, threads, strict=True):
+        if not isinstance(part, dict) or part.get("thread_id") != thread["id"]:
+            raise OpaMalformed("run context readable part names another thread")
+        seqs = part.get("seqs")
+        sent = set(thread["seqs"])
+        if not isinstance(seqs, list) or not all(
+            isinstance(seq, int) and not isinstance(seq, bool) and seq in sent for seq in seqs
+        ):
+            raise OpaMalformed("run context readable seqs were not sent")
+        readable.update((thread["id"], seq) for seq in seqs)
+    return frozenset(readable)
+
+
+def _classes(result: Any, authors: list[AuthorRef]) -> dict[tuple[str, str], AuthorClass]:
+    if not isinstance(result, list) or len(result) != len(authors):
+        raise OpaMalformed("run context classes do not match the authors sent")
+    classes: dict[tuple[str, str], AuthorClass] = {}
+    for entry, author in zip(result, authors, strict=True):
+        if not isinstance(entry, dict):
+            raise OpaMalformed("run context class is not an object")
+        if entry.get("author_id") != author["id"] or entry.get("origin") != author["origin"]:
+            raise OpaMalformed("run context class names another author")
+        role, trust = entry.get("role"), entry.get("trust")
+        try:
+            if not isinstance(role, str) or not isinstance(trust, str):
+                raise ValueError(role, trust)
+            classes[(author["id"], author["origin"])] = AuthorClass(
+                role=Role(role), trust=Trust(trust)
+            )
+        except ValueError as exc:
+            raise OpaMalformed("run context class has an unknown role or trust") from exc
+    return classes
+
+
+def parse_run_context(
+    result: Any, threads: list[CandidateThread], authors: list[AuthorRef]
+) -> RunContextVerdict:
+    """Read the run-context batch, checked against the threads and authors sent.
+
+    Raises:
+        OpaMalformed: a part is missing or of the wrong type, a readable position or a
+            class names something that was not sent, or a role or trust is not one of
+            the contract's values.
+    """
+    if not isinstance(result, dict):
+        raise OpaMalformed("run context evaluation is not an object")
+    holders = result.get("trigger_holders")
+    if not isinstance(holders, list) or not _is_str_list(holders):
+        raise OpaMalformed("run context trigger holders have the wrong shape")
+    return RunContextVerdict(
+        readable=_readable(result.get("readable"), threads),
+        trigger_holders=tuple(holders),
+        classes=_classes(result.get("classes"), authors),
+    )
+
+
+def parse_trigger_holders(result: Any, candidates: list[str]) -> tuple[str, ...]:
+    """Read the trigger holders: candidates only, ascending, without duplicates.
+
+    Raises:
+        OpaMalformed: not a list of strings, or an id that was not a candidate, or not
+            strictly ascending.
+    """
+    if not _is_str_list(result):
+        raise OpaMalformed("trigger holders have the wrong shape")
+    sent = set(candidates)
+    if any(holder not in sent for holder in result) or result != sorted(set(result)):
+        raise OpaMalformed("trigger holders are not an ascending subset of the candidates")
+    return tuple(result)
