@@ -102,6 +102,13 @@ SCHEMA: tuple[Key, ...] = (
     ),
     Key("opa.pool_size", int, 16, "Keep-alive connections to OPA per app process.", minimum=1),
     Key("host", str, "127.0.0.1", "Interface the HTTP server binds to."),
+    Key(
+        "server.workers",
+        int,
+        0,
+        "uvicorn worker processes of `python -m app serve`; 0 means one per CPU core.",
+        minimum=0,
+    ),
     Key("port", int, 8080, "TCP port of the HTTP server.", minimum=1),
     Key("log.level", str, "INFO", "Log level of the app logger (DEBUG, INFO, WARNING, ERROR)."),
     Key(

@@ -29,6 +29,7 @@ ALLOWED_FIELDS = frozenset(
         "run_id",
         "principal_id",
         "operation_id",
+        "workers",
         "error",
         "trigger_kind",
         "dropped",

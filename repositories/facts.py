@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, cast
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from app.policy.inputs import FactBundle
+from repositories.prepared import PreparedStatement
 
 __all__ = ["FactsRepository", "as_bundle", "bundle_sql"]
 
@@ -80,7 +81,10 @@ def bundle_sql(pids: str, cids: str) -> str:
     ))"""
 
 
-_BUNDLE = text(f"SELECT {bundle_sql('CAST(:pids AS uuid[])', 'CAST(:cids AS uuid[])')} AS facts")
+# psycopg2 sends a list as a text[] literal: typed as text[], cast to uuid[] inside.
+_PIDS = "CAST(CAST(:pids AS text[]) AS uuid[])"
+_CIDS = "CAST(CAST(:cids AS text[]) AS uuid[])"
+_BUNDLE = PreparedStatement("fact_bundle", f"SELECT {bundle_sql(_PIDS, _CIDS)} AS facts")
 
 
 def as_bundle(value: Any) -> FactBundle:
@@ -104,4 +108,4 @@ class FactsRepository:
         """The bundle covering these principals and channels (unknown ids are left out)."""
         pids = sorted(set(principal_ids))
         cids = sorted(set(channel_ids))
-        return as_bundle(self._conn.execute(_BUNDLE, {"pids": pids, "cids": cids}).scalar_one())
+        return as_bundle(_BUNDLE.execute(self._conn, {"pids": pids, "cids": cids}).scalar_one())

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
+
+from repositories.prepared import PreparedStatement
 
 __all__ = ["Actor", "PrincipalRepository"]
 
@@ -19,12 +21,14 @@ class Actor:
     is_owner: bool
 
 
-_BY_TOKEN = text(
+# Every request authenticates: prepared once per connection (repositories.prepared).
+_BY_TOKEN = PreparedStatement(
+    "principal_by_token_hash",
     """
-    SELECT p.id::text, p.kind, p.status, p.is_owner
+    SELECT p.id::text AS id, p.kind AS kind, p.status AS status, p.is_owner AS is_owner
     FROM api_tokens t JOIN principals p ON p.id = t.principal_id
-    WHERE t.token_hash = :token_hash AND t.revoked_at IS NULL
-    """
+    WHERE t.token_hash = CAST(:token_hash AS text) AND t.revoked_at IS NULL
+    """,
 )
 
 
@@ -36,7 +40,8 @@ class PrincipalRepository:
 
     def by_token_hash(self, token_hash: str) -> Actor | None:
         """The principal owning an unrevoked token with this hash, or ``None``."""
-        row = self._conn.execute(_BY_TOKEN, {"token_hash": token_hash}).one_or_none()
+        row = _BY_TOKEN.execute(self._conn, {"token_hash": token_hash}).one_or_none()
         if row is None:
             return None
-        return Actor(id=row[0], kind=row[1], status=row[2], is_owner=row[3])
+        m = row._mapping
+        return Actor(id=m["id"], kind=m["kind"], status=m["status"], is_owner=m["is_owner"])

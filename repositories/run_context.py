@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from app.domain.representation import StoredMessage
 from app.domain.run_context import (
@@ -37,6 +37,7 @@ from app.domain.run_context import (
 from app.policy.inputs import FactBundle
 from repositories.facts import as_bundle, bundle_sql
 from repositories.messages import MESSAGE_COLUMNS, message_from_row
+from repositories.prepared import PreparedStatement
 
 __all__ = ["CandidateRows", "LoadedRun", "RunContextRepository"]
 
@@ -87,7 +88,8 @@ class CandidateRows:
 # The earlier runs are those of the same agent in the thread's current session that
 # were queued before this one; only the newest with a triggering message matters for
 # the floor, and only the existence of any for the session mode.
-_LOAD = text(
+_LOAD = PreparedStatement(
+    "run_context_load",
     f"""
     WITH r AS (
       SELECT r.id, r.thread_id, r.agent_id, r.triggered_by, r.state, r.trigger_kind,
@@ -131,7 +133,7 @@ _LOAD = text(
     LEFT JOIN threads trig_t ON trig_t.id = trig.thread_id
     LEFT JOIN messages par ON par.id = r.parent_message_id
     LEFT JOIN threads par_t ON par_t.id = par.thread_id
-    """
+    """,
 )
 
 # Selectable in a window: not a tombstone and not by the excluded author. One fragment
@@ -143,15 +145,19 @@ _SELECTABLE = (
 )
 
 
-def _window_ids(w: str) -> str:
-    """Ids of the newest selectable messages strictly between the bounds of window w."""
+def _window(w: str) -> str:
+    """The newest selectable messages strictly between the bounds of window ``w``.
+
+    Whole rows, so the index scan that finds them also reads them: no second lookup.
+    """
     return f"""
-      SELECT m.id, m.thread_seq FROM messages m
+      SELECT m.* FROM messages m
       WHERE m.thread_id = CAST(:{w}_thread AS uuid)
-        AND m.thread_seq > :{w}_after AND m.thread_seq < :{w}_before
+        AND m.thread_seq > CAST(:{w}_after AS bigint)
+        AND m.thread_seq < CAST(:{w}_before AS bigint)
         AND {_SELECTABLE.format(m="m", w=w)}
       ORDER BY m.thread_seq DESC
-      LIMIT :{w}_limit"""
+      LIMIT CAST(:{w}_limit AS bigint)"""
 
 
 def _has_older(w: str) -> str:
@@ -159,33 +165,34 @@ def _has_older(w: str) -> str:
     return f"""EXISTS (
       SELECT 1 FROM messages o
       WHERE o.thread_id = CAST(:{w}_thread AS uuid)
-        AND o.thread_seq > :{w}_after
-        AND o.thread_seq < COALESCE((SELECT min(thread_seq) FROM {w}), :{w}_before)
+        AND o.thread_seq > CAST(:{w}_after AS bigint)
+        AND o.thread_seq < COALESCE((SELECT min(thread_seq) FROM {w}),
+                                    CAST(:{w}_before AS bigint))
         AND {_SELECTABLE.format(m="o", w=w)})"""
 
 
 # A window that is not wanted has a NULL thread: it selects nothing and has nothing older.
-_CANDIDATES = text(
+_CANDIDATES = PreparedStatement(
+    "run_context_candidates",
     f"""
-    WITH tw AS ({_window_ids("tw")}
-    ), cw AS ({_window_ids("cw")}
-    ), picked AS (
-      SELECT CAST(:trigger_id AS uuid) AS id, 'trigger' AS part
-      UNION ALL SELECT id, 'thread' FROM tw
-      UNION ALL SELECT id, 'channel' FROM cw
+    WITH tw AS ({_window("tw")}
+    ), cw AS ({_window("cw")}
+    ), m AS (
+      SELECT 'trigger' AS part, m.* FROM messages m WHERE m.id = CAST(:trigger_id AS uuid)
+      UNION ALL SELECT 'thread', * FROM tw
+      UNION ALL SELECT 'channel', * FROM cw
     )
-    SELECT picked.part AS part, {MESSAGE_COLUMNS},
+    SELECT m.part AS part, {MESSAGE_COLUMNS},
            EXISTS (SELECT 1 FROM run_followups f JOIN runs fr ON fr.id = f.run_id
                    WHERE f.message_id = m.id
                      AND fr.agent_session_id = CAST(:session_id AS uuid)
                      AND f.state IN ('delivered', 'absorbed')) AS delivered_to_session,
            (SELECT {_has_older("tw")}) AS thread_has_older
-    FROM picked
-    JOIN messages m ON m.id = picked.id
+    FROM m
     JOIN threads t ON t.id = m.thread_id
     JOIN principals p ON p.id = m.author_principal_id
-    ORDER BY picked.part, m.thread_seq
-    """
+    ORDER BY m.part, m.thread_seq
+    """,
 )
 
 _NO_WINDOW: dict[str, Any] = {"thread": None, "after": 0, "before": 0, "limit": 0, "exclude": None}
@@ -246,7 +253,7 @@ class RunContextRepository:
 
     def load(self, run_id: str, actor_id: str) -> LoadedRun | None:
         """The run, its surroundings and the actor's facts, or ``None`` if unknown."""
-        row = self._conn.execute(_LOAD, {"run_id": run_id, "actor_id": actor_id}).first()
+        row = _LOAD.execute(self._conn, {"run_id": run_id, "actor_id": actor_id}).first()
         if row is None:
             return None
         m = row._mapping
@@ -267,7 +274,7 @@ class RunContextRepository:
             **_window_params("tw", plan.thread),
             **_window_params("cw", plan.channel),
         }
-        rows: Sequence[Any] = self._conn.execute(_CANDIDATES, params).all()
+        rows: Sequence[Any] = _CANDIDATES.execute(self._conn, params).all()
         parts: dict[str, list[StoredMessage]] = {"trigger": [], "thread": [], "channel": []}
         delivered: set[str] = set()
         thread_has_older = False

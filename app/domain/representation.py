@@ -70,6 +70,7 @@ def message_view(message: StoredMessage) -> dict[str, Any]:
 def context_element(
     message: StoredMessage,
     *,
+    author: dict[str, str],
     content_md: str,
     truncated: bool,
     role: str,
@@ -83,6 +84,8 @@ def context_element(
 
     Args:
         message: The message as stored.
+        author: Its author as :func:`principal_ref` builds it (shared by the elements
+            of one author: a context has a handful of authors and a hundred elements).
         content_md: Its content after the per-element cut.
         truncated: Whether ``content_md`` was cut.
         role: The role the policy gave the message's (author, origin).
@@ -94,7 +97,7 @@ def context_element(
         "thread_seq": message.thread_seq,
         "created_at": message.created_at,
         "channel_id": message.channel_id,
-        "author": principal_ref(message),
+        "author": author,
         "role": role,
         "origin": message.origin,
         "kind": message.kind,

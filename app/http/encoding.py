@@ -66,6 +66,7 @@ def dumps(value: Any) -> bytes:
     if value is None:
         raise ValueError("a body cannot be null")
     encoded = _encode(value)
-    if any(token in encoded for token in _NULL_TOKENS):
+    # One fast scan for the common case; the tokens only when "null" occurs at all.
+    if b"null" in encoded and any(token in encoded for token in _NULL_TOKENS):
         encoded = _encode(drop_nulls(value))
     return encoded

@@ -30,7 +30,7 @@ from typing import Any
 
 from app.config import Settings
 from app.domain import run_context as shaping
-from app.domain.representation import StoredMessage, context_element
+from app.domain.representation import StoredMessage, context_element, principal_ref
 from app.errors import InternalError, NotFound
 from app.policy import PolicyGateway, RunContextVerdict, resources
 from app.policy.inputs import (
@@ -225,15 +225,17 @@ class ReadRunContext:
             total_max_bytes=self._limits.total_max_bytes,
         )
         by_id = {m.id: m for m in candidates}
+        authors = {m.author_id: principal_ref(m) for m in candidates}
 
         def element(message: StoredMessage, item: shaping.ContextItem | None) -> dict[str, Any]:
             klass = verdict.class_of(message.author_id, message.origin)
             return context_element(
                 message,
+                author=authors[message.author_id],
                 content_md=message.content_md if item is None else item.content_md,
                 truncated=item is not None and item.truncated,
-                role=klass.role.value,
-                trust=klass.trust.value,
+                role=klass.role,
+                trust=klass.trust,
                 already_delivered=item is not None and message.id in rows.delivered,
             )
 

@@ -64,6 +64,9 @@ _thread_seqs(thread, run, reads_channel, run_agent) := [] if {
 	# to the thread's parent, nothing more of the channel (seed 000 note 11).
 	run_agent == true
 	reading.run_reaches_thread(run, thread.id)
+} else := thread.seqs if {
+	run_agent == true
+	max(thread.seqs) <= reading.run_reach_limit(run, thread.id)
 } else := [seq |
 	run_agent == true
 	last := reading.run_reach_limit(run, thread.id)

@@ -62,16 +62,21 @@ from typing import Any
 import psycopg2
 import requests
 import uvicorn
-import yaml
 
 from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
-from app.world import load_world_file
+from app.server import worker_count
 from repositories.migrate import upgrade
 from tests.support.services import REPO_ROOT, OpaServer, PostgresCluster, free_port
+from tests.support.world import load
 
-SIZES = (10, 100, 1000)
+SIZES = (10, 100, 1000, 100_000)
+# The case the targets are stated for: 100 earlier messages, a full window of 50 thread
+# and 50 channel elements. Its second OPA input is the bare runcontext/evaluate input.
+REFERENCE = 100
+# Threads up to this size come from the world file; the larger ones are grown in SQL.
+WORLD_LIMIT = 1000
 CONCURRENCIES = (1, 8)
 AGENT_TOKEN = "tok-lotse"
 DATABASE = "bench"
@@ -177,7 +182,10 @@ def _message(rng: random.Random, author: str | None = None) -> dict[str, Any]:
 
 
 def bench_world(seed: int = 20250101) -> dict[str, Any]:
-    """The benchmark world: the seed world's shape with threads of 10, 100, 1000 messages.
+    """The benchmark world: the seed world's shape with threads of 10 to 100,000 messages.
+
+    Threads larger than :data:`WORLD_LIMIT` hold only their triggering message here;
+    :func:`grow_threads` fills them in SQL.
 
     The channel's main thread holds 60 messages and then the three threads' parent
     messages, so every thread gets the same channel context (the backfill limit's
@@ -193,7 +201,7 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
     sessions: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
     for size in SIZES:
-        messages = [_message(rng) for _ in range(size)]
+        messages = [_message(rng) for _ in range(size if size <= WORLD_LIMIT else 0)]
         messages.append(
             {
                 "key": f"trigger{size}",
@@ -298,6 +306,46 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
         "sessions": sessions,
         "runs": runs,
     }
+
+
+def grow_threads(database_url: str, ids: dict[str, str]) -> None:
+    """Fill the threads larger than :data:`WORLD_LIMIT` in SQL, then analyse the tables.
+
+    Each grown thread gets ``size`` earlier messages copied in turn from the
+    :data:`WORLD_LIMIT` thread (contents, authors and attachments included), and its
+    triggering message moves behind them; loading them through the world file would
+    take minutes.
+    """
+    source = ids[f"t{WORLD_LIMIT}"]
+    for size in SIZES:
+        if size <= WORLD_LIMIT:
+            continue
+        thread, trigger = ids[f"t{size}"], ids[f"trigger{size}"]
+        _admin(
+            database_url,
+            f"UPDATE messages SET thread_seq = {size + 1} WHERE id = '{trigger}'",
+            f"""
+            INSERT INTO messages (thread_id, thread_seq, author_principal_id, origin, kind,
+                                  content_md, created_at)
+            SELECT '{thread}', g, s.author_principal_id, s.origin, s.kind, s.content_md,
+                   now() - interval '1 day' + g * interval '1 millisecond'
+            FROM generate_series(1, {size}) g
+            JOIN messages s ON s.thread_id = '{source}'
+             AND s.thread_seq = (g - 1) % {WORLD_LIMIT} + 1
+            """,
+            f"""
+            INSERT INTO attachments (message_id, position, file_id, original_name, mime_type,
+                                     size_bytes, scan_status)
+            SELECT m.id, a.position, gen_random_uuid(), a.original_name, a.mime_type,
+                   a.size_bytes, a.scan_status
+            FROM messages m
+            JOIN messages s ON s.thread_id = '{source}'
+             AND s.thread_seq = (m.thread_seq - 1) % {WORLD_LIMIT} + 1
+            JOIN attachments a ON a.message_id = s.id
+            WHERE m.thread_id = '{thread}' AND m.thread_seq <= {size}
+            """,
+        )
+    _admin(database_url, "VACUUM ANALYZE")
 
 
 # ---------------------------------------------------------------------------- machine
@@ -978,7 +1026,7 @@ def _parts(
 ) -> list[tuple[str, float]]:
     """Where one request's time goes, as disjoint parts (seconds over all requests)."""
     handler = _find(raw, "app/handlers/runs.py", "get_run_context")
-    use_case = _find(raw, "app/usecases/run_context.py", "read_run_context")
+    use_case = _find(raw, "app/usecases/run_context.py", "__call__")
     begin = _find(raw, "app/handlers/common.py", "begin")
     respond = _find(raw, "app/handlers/common.py", "json_response")
     query = _find(raw, "app/opa_client.py", "query")
@@ -993,20 +1041,20 @@ def _parts(
             request - handler_s,
         ),
         (
-            "SQL: authentication, run facts, two fact bundles, trigger and parent, two windows, "
-            "two transactions (SQLAlchemy and psycopg2)",
+            "SQL: token lookup, run with the actor's facts, trigger with both windows and "
+            "follow-ups, the authors' facts (SQLAlchemy and psycopg2)",
             sql_s,
         ),
         ("  of which psycopg2 calls (PostgreSQL's work and the wait)", pg),
         ("  of which SQLAlchemy, pool, rows and typecasting in Python", sql_s - pg),
         ("OPA: two calls (`OpaClient.query`)", opa_s),
         ("  of which socket send/receive (OPA's work and the wait)", opa_wait),
-        ("  of which requests, urllib3, http.client and JSON in Python", opa_s - opa_wait),
+        ("  of which urllib3, http.client and orjson in Python", opa_s - opa_wait),
         (
             "Use case besides SQL and OPA: planning, input building, shaping, element assembly",
             use_case_s - (sql_s - begin_s) - opa_s,
         ),
-        ("Response encoding (`json_response`: `drop_nulls` and `json.dumps`)", respond_s),
+        ("Response encoding (`json_response`: orjson)", respond_s),
         (
             "Python outside PostgreSQL and OPA (the request less the two waits)",
             request - pg - opa_wait,
@@ -1050,7 +1098,7 @@ def _bucket(key: tuple[str, int, str]) -> str:
 
 
 def profile_case(app: Application, run_id: str, count: int) -> Profile:
-    """Profile ``count`` getRunContext requests of the 1000-message run, one at a time."""
+    """Profile ``count`` getRunContext requests of one run, one at a time, in-process."""
     import connexion.decorators.main as connexion_main
 
     async def inline(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -1200,7 +1248,8 @@ def profile_section(profile: Profile, http_p50: float | None) -> str:
     total = sum(ms for _, ms in profile.buckets)
     other = total - profile.pg_ms - profile.opa_wait_ms
     lines = [
-        f"{profile.requests} requests of the 1,000-message case, one at a time, in-process: "
+        f"{profile.requests} requests of the {REFERENCE}-message case, one at a time, "
+        "in-process: "
         f"{profile.plain_ms:.2f} ms per request without the profiler, "
         f"{profile.profiled_ms:.2f} ms under cProfile (the profiler inflates Python calls, "
         "not waits, so Python's share below is an upper bound). Not in the profile: "
@@ -1255,6 +1304,76 @@ def profile_section(profile: Profile, http_p50: float | None) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class Target:
+    """One target of the lean read path and whether this run meets it."""
+
+    name: str
+    measured: float
+    limit: float
+    at_least: bool = False
+
+    @property
+    def met(self) -> bool:
+        """Whether the measured value is on the right side of the limit."""
+        return self.measured >= self.limit if self.at_least else self.measured <= self.limit
+
+
+def targets(results: list[Result], opa_by_c: dict[int, Result]) -> list[Target]:
+    """The targets of the lean read path, computed from this run."""
+    ctx = {(r.size, r.concurrency): r for r in results if r.name == "getRunContext"}
+    reference, bare = ctx[(REFERENCE, 1)], opa_by_c[1]
+    evaluate = next(
+        r for r in results if r.name == "bare OPA runcontext/evaluate" and r.concurrency == 1
+    )
+    largest = max(SIZES)
+    return [
+        Target(
+            f"getRunContext p50 / bare `authz/decision` p50, {REFERENCE} earlier messages, c=1",
+            reference.percentile(50) / bare.percentile(50),
+            8.0,
+        ),
+        Target(
+            f"getRunContext p99 / bare `authz/decision` p99, {REFERENCE} earlier messages, c=1",
+            reference.percentile(99) / bare.percentile(99),
+            15.0,
+        ),
+        Target(
+            "getRunContext p99 / bare `authz/decision` p50 (the stricter reading), c=1",
+            reference.percentile(99) / bare.percentile(50),
+            15.0,
+        ),
+        Target(
+            f"getRunContext p50 at {largest:,} / p50 at {REFERENCE} earlier messages, c=1",
+            ctx[(largest, 1)].percentile(50) / reference.percentile(50),
+            1.1,
+        ),
+        Target(
+            f"getRunContext req/s at c=8 / req/s at c=1, {REFERENCE} earlier messages",
+            ctx[(REFERENCE, 8)].rps / reference.rps,
+            1.6,
+            at_least=True,
+        ),
+        Target(
+            "bare `runcontext/evaluate` p50 / bare `authz/decision` p50, c=1",
+            evaluate.percentile(50) / bare.percentile(50),
+            2.0,
+        ),
+    ]
+
+
+def targets_table(found: list[Target]) -> str:
+    """Each target with its measured value."""
+    lines = ["| target | measured | limit | met |", "| --- | ---: | ---: | --- |"]
+    for target in found:
+        bound = ">=" if target.at_least else "<="
+        lines.append(
+            f"| {target.name} | {target.measured:.2f}x | {bound} {target.limit:g}x "
+            f"| {'yes' if target.met else 'NO'} |"
+        )
+    return "\n".join(lines)
+
+
 def interpretation(
     results: list[Result],
     costs: dict[int, Cost],
@@ -1265,10 +1384,9 @@ def interpretation(
     """A short reading of the numbers, computed from them."""
     ctx = {(r.size, r.concurrency): r for r in results if r.name == "getRunContext"}
     flask = {r.concurrency: r for r in results if r.name == FLASK_NAME}
-    c1 = [ctx[(size, 1)].percentile(50) for size in SIZES]
-    c8 = [ctx[(size, 8)] for size in SIZES]
-    big = costs[max(SIZES)]
+    reference = costs[REFERENCE]
     evaluate = next((t for t in timers if t.path == EVALUATE_PATH), None)
+    decision = next((t for t in timers if t.path == DECISION_PATH), None)
     evaluations = {
         r.name: r
         for r in results
@@ -1276,24 +1394,26 @@ def interpretation(
     }
     logged = evaluations.get("bare OPA runcontext/evaluate")
     quiet = evaluations.get("bare OPA runcontext/evaluate, decision logs off")
+    sizes = " / ".join(f"{size:,}" for size in SIZES)
     lines = [
-        f"* Cost does not grow with the thread: every size takes {big.opa_calls} OPA round "
-        f"trips and {big.sql_statements} SQL statements; PostgreSQL receives "
-        f"{len(big.pg_statements)} (everything the driver sends, transaction and session "
-        "statements included). "
-        f"p50 at concurrency 1 is {c1[0]:.2f} / {c1[1]:.2f} / {c1[2]:.2f} ms for 10 / 100 / "
-        "1,000 earlier messages; the 100 and 1,000 cases return the same window "
-        f"({costs[100].thread_items} thread and {costs[100].channel_items} channel elements), "
-        f"the 10 case a smaller one ({costs[10].thread_items} thread elements).",
-        f"* A request costs {c1[2] / opa_by_c[1].percentile(50):.1f}x a bare OPA "
+        f"* Cost does not grow with the thread: every size takes {reference.opa_calls} OPA "
+        f"round trips and {reference.sql_statements} SQL statements; PostgreSQL receives "
+        f"{len(reference.pg_statements)} (everything the driver sends). p50 at concurrency 1 "
+        "is "
+        + " / ".join(f"{ctx[(size, 1)].percentile(50):.2f}" for size in SIZES)
+        + f" ms for {sizes} earlier messages; from 100 on every case returns the same "
+        f"window ({reference.thread_items} thread and {reference.channel_items} channel "
+        "elements).",
+        f"* A request of the {REFERENCE} case costs "
+        f"{ctx[(REFERENCE, 1)].percentile(50) / opa_by_c[1].percentile(50):.1f}x a bare OPA "
         f"`authz/decision` over HTTP at concurrency 1 (bare p50 "
         f"{opa_by_c[1].percentile(50):.2f} ms). PostgreSQL's server time for all "
-        f"statements of the 1,000 case is {big.pg_ms:.2f} ms"
+        f"statements is {reference.pg_ms:.2f} ms"
         + (
-            f"; OPA's own time for the batched `runcontext/evaluate` call is "
-            f"{evaluate.handler_ms:.2f} ms ({evaluate.eval_ms:.2f} ms evaluation, "
-            f"{evaluate.input_bytes / 1024:.0f} KiB input)"
-            if evaluate
+            f"; OPA's own time is {decision.handler_ms:.2f} ms for the decision and "
+            f"{evaluate.handler_ms:.2f} ms for the batch ({evaluate.eval_ms:.2f} ms "
+            f"evaluation, {evaluate.input_bytes / 1024:.1f} KiB input)"
+            if evaluate and decision
             else ""
         )
         + ". The rest is the app process and the transports."
@@ -1303,24 +1423,24 @@ def interpretation(
             if logged is not None and quiet is not None
             else ""
         ),
-        f"* At concurrency 8 the single uvicorn worker serves "
-        f"{' / '.join(f'{r.rps:.0f}' for r in c8)} req/s (10 / 100 / 1,000) against "
-        f"{' / '.join(f'{ctx[(size, 1)].rps:.0f}' for size in SIZES)} at concurrency 1; the "
-        f"extra concurrency mostly queues (p99 {c8[2].percentile(99):.1f} ms for 1,000). On "
-        "two cores the app, PostgreSQL, OPA and the client share the CPUs; one app process "
-        "is bound by its GIL, so scale out with replicas, each with its OPA sidecar "
-        "(SPEC section 10).",
+        "* At concurrency 8 the app ("
+        + f"{worker_count(load_settings(environ={}))} uvicorn workers) serves "
+        + " / ".join(f"{ctx[(size, 8)].rps:.0f}" for size in SIZES)
+        + f" req/s ({sizes}) against "
+        + " / ".join(f"{ctx[(size, 1)].rps:.0f}" for size in SIZES)
+        + " at concurrency 1. On two cores the app, PostgreSQL, OPA and the client share "
+        "the CPUs; scale out with replicas, each with its OPA sidecar (SPEC section 10).",
     ]
     if flask:
         lines.append(
-            "* Connexion `FlaskApp` on the same handler (1,000 case): p50 "
+            f"* Connexion `FlaskApp` on the same handler ({REFERENCE} case): p50 "
             + " / ".join(f"{r.percentile(50):.2f} ms at c={c}" for c, r in sorted(flask.items()))
             + " against `AsyncApp` "
-            + " / ".join(f"{ctx[(max(SIZES), c)].percentile(50):.2f} ms" for c in sorted(flask))
+            + " / ".join(f"{ctx[(REFERENCE, c)].percentile(50):.2f} ms" for c in sorted(flask))
             + "; throughput "
             + " / ".join(f"{r.rps:.0f}" for _, r in sorted(flask.items()))
             + " against "
-            + " / ".join(f"{ctx[(max(SIZES), c)].rps:.0f}" for c in sorted(flask))
+            + " / ".join(f"{ctx[(REFERENCE, c)].rps:.0f}" for c in sorted(flask))
             + " req/s."
         )
     if profile is not None:
@@ -1334,7 +1454,7 @@ def interpretation(
             key=lambda part: -part[1],
         )
         lines.append(
-            "* In the profile of the 1,000-message case at concurrency 1, "
+            f"* In the profile of the {REFERENCE}-message case at concurrency 1, "
             f"{100 * python_ms / profile.request_ms:.0f}% of a request is Python in the app "
             "process, not PostgreSQL's or OPA's work or the wait for them. The largest Python "
             "parts: "
@@ -1376,15 +1496,18 @@ def render(
         "with console decision logs, both on 127.0.0.1; a generated world in the seed "
         "world's shape (space support, channel general operated by agent lotse; alex "
         "trigger on the space, sam trigger on the channel, writer write only) with threads "
-        "of 10, 100 and 1,000 earlier messages before alex's triggering message and a run "
-        "of lotse in each (session started without an earlier run, so `bind`: channel "
-        "context wanted, own messages included). Contents vary from 20 characters to 24 KB "
+        "of 10, 100, 1,000 and 100,000 earlier messages before alex's triggering message "
+        "and a run of lotse in each (session started without an earlier run, so `bind`: "
+        "channel context wanted, own messages included; lotse has no read grant, so the "
+        "run's own reach decides what it reads). Contents vary from 20 characters to 24 KB "
         "(about 1% are cut at `agent.context_message_max_bytes`) and contain 2-, 3- and "
-        "4-byte UTF-8 characters; about 5% carry an attachment. The channel sets no "
+        "4-byte UTF-8 characters; about 5% carry an attachment. The 100,000 thread repeats "
+        "the 1,000 thread's messages (grown in SQL). The channel sets no "
         "backfill limit, so `channel.history_backfill_limit_default` (50) applies, and 60 "
         "main-thread messages precede the threads' parent messages.",
         "* The app runs as `python -m app serve` in its own process (Connexion `AsyncApp`, "
-        "one uvicorn worker, rate limits off, log level WARNING). The client is this "
+        f"`server.workers` at its default: {worker_count(load_settings(environ={}))} uvicorn "
+        "workers on this machine, rate limits off, log level WARNING). The client is this "
         "process: one thread per concurrent caller, each with its own keep-alive "
         "`requests.Session` whose connection is opened before timing starts.",
         f"* Per thread size {args.warmup} warm-up requests at concurrency 1 and 8, then "
@@ -1393,7 +1516,8 @@ def render(
         "client's wall time per request; req/s is completed requests over the case's wall "
         "time.",
         "* Bare OPA: the same client posts to `/v1/data/authz/decision` the exact input the "
-        "app sent to authorize the 1,000-message request (its fact bundle included), and to "
+        f"app sent to authorize the {REFERENCE}-message request (its fact bundle included), "
+        "and to "
         "`/v1/data/runcontext/evaluate` the input of that request's second, batched call; "
         "the answer is parsed as JSON like the app's client does. The latter is measured "
         "once more against a second OPA with decision logs off (the sidecar's configuration "
@@ -1411,9 +1535,13 @@ def render(
             "* FlaskApp variant: the same spec, handlers and services on Connexion's "
             "`FlaskApp` (WSGI bridge, thread pool of 10), built by the benchmark (handlers' "
             "Starlette responses converted to Flask responses), served the same way; "
-            "measured on the 1,000 case only."
+            f"measured on the {REFERENCE} case only."
         )
     parts += [
+        "",
+        "## Targets of the lean read path",
+        "",
+        targets_table(targets(results, opa_by_c)),
         "",
         "## getRunContext and bare OPA",
         "",
@@ -1423,7 +1551,7 @@ def render(
         "",
         costs_table(costs),
         "",
-        f"Statements PostgreSQL received for one request of the {max(SIZES)} case:",
+        f"Statements PostgreSQL received for one request of the {max(SIZES):,} case:",
         "",
         statements_table(costs[max(SIZES)]),
         "",
@@ -1441,7 +1569,7 @@ def render(
             (
                 r.percentile(50)
                 for r in results
-                if r.name == "getRunContext" and r.size == max(SIZES) and r.concurrency == 1
+                if r.name == "getRunContext" and r.size == REFERENCE and r.concurrency == 1
             ),
             None,
         )
@@ -1555,14 +1683,9 @@ def main(argv: list[str] | None = None) -> int:
         _admin(cluster.admin_url, f'CREATE DATABASE "{DATABASE}"')
         database_url = cluster.url(DATABASE)
         upgrade(database_url)
-        world_file = Path(tempfile.mkstemp(prefix="bench-world-", suffix=".yaml")[1])
-        stack.callback(lambda: world_file.unlink(missing_ok=True))
-        world_file.write_text(
-            yaml.safe_dump(bench_world(), sort_keys=False, allow_unicode=True), encoding="utf-8"
-        )
-        ids = load_world_file(database_url, str(world_file))
+        ids = load(database_url, bench_world())
+        grow_threads(database_url, ids)
         runs = {size: ids[f"r{size}"] for size in SIZES}
-        _admin(database_url, "VACUUM ANALYZE")
 
         print("counting round trips in-process ...", file=sys.stderr)
         settings: Settings = load_settings(environ={}).replace(
@@ -1575,7 +1698,7 @@ def main(argv: list[str] | None = None) -> int:
         local_app = create_app(settings)
         stack.callback(local_app.services.close)
         costs = measure_costs(local_app, cluster, runs)
-        inputs = costs[max(SIZES)].inputs
+        inputs = costs[REFERENCE].inputs
         timers = [
             opa_timers(opa.url, path, inputs[path]) for path in (DECISION_PATH, EVALUATE_PATH)
         ]
@@ -1595,7 +1718,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name} c={concurrency} ...", file=sys.stderr)
                     result = run_load(
                         name,
-                        max(SIZES) if path == EVALUATE_PATH else None,
+                        REFERENCE if path == EVALUATE_PATH else None,
                         call,
                         total,
                         concurrency,
@@ -1612,18 +1735,18 @@ def main(argv: list[str] | None = None) -> int:
                     total = args.requests_c1 if concurrency == 1 else args.requests_c8
                     print(f"{name} c={concurrency} ...", file=sys.stderr)
                     results.append(
-                        run_load(name, max(SIZES), call, total, concurrency, args.case_seconds)
+                        run_load(name, REFERENCE, call, total, concurrency, args.case_seconds)
                     )
 
         if not args.no_flask:
             command = ("tests.load.bench", "--serve-flask")
             with app_process(database_url, opa.url, command) as base_url:
-                results += _measure_context(base_url, FLASK_NAME, runs, (max(SIZES),), args)
+                results += _measure_context(base_url, FLASK_NAME, runs, (REFERENCE,), args)
 
         profile = None
         if args.profile_requests > 0:
-            print("profiling 1000 messages at c=1 in-process ...", file=sys.stderr)
-            profile = profile_case(local_app, runs[max(SIZES)], args.profile_requests)
+            print(f"profiling {REFERENCE} messages at c=1 in-process ...", file=sys.stderr)
+            profile = profile_case(local_app, runs[REFERENCE], args.profile_requests)
             if args.profile_dump is not None:
                 profile.stats.dump_stats(str(args.profile_dump))
 

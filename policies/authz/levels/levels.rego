@@ -41,10 +41,15 @@ grant_levels := {"read": read, "write": write, "trigger": trigger, "manage": man
 #   otherwise the maximum of its unexpired grants (own or through a group, on the
 #   channel or its space), write for members, manage for owners on non-DM channels,
 #   capped at read when the channel or its space is archived.
-level(facts, principal_id, channel_id) := _capped(facts, channel_id, lvl) if {
+level(facts, principal_id, channel_id) := _capped(facts, channel, lvl) if {
 	is_active(facts, principal_id)
-	channel_id in object.keys(facts.channels)
-	lvl := max(_sources(facts, principal_id, channel_id))
+	channel := facts.channels[channel_id]
+	principal := facts.principals[principal_id]
+	lvl := max([
+		_grant_level(facts, principal, principal_id, channel, channel_id),
+		_member_level(channel, principal_id),
+		_owner_level(principal, channel),
+	])
 } else := none
 
 # METADATA
@@ -68,30 +73,33 @@ is_archived(facts, channel_id) if facts.channels[channel_id].archived == true
 
 is_archived(facts, channel_id) if facts.spaces[facts.channels[channel_id].space_id].archived == true
 
-_capped(facts, channel_id, lvl) := min({lvl, read}) if {
-	is_archived(facts, channel_id)
+# Else chains and one array comprehension rather than a union of set comprehensions:
+# the level is computed for every author of a run context, so it is kept cheap.
+_capped(facts, channel, lvl) := min([lvl, read]) if {
+	_archived(facts, channel)
 } else := lvl
 
-_sources(facts, principal_id, channel_id) := union({
-	{none},
-	_grant_sources(facts, principal_id, channel_id),
-	_membership_sources(facts.channels[channel_id], principal_id),
-	_owner_sources(facts.principals[principal_id], facts.channels[channel_id]),
-})
+_archived(_, channel) if channel.archived == true
 
-_grant_sources(facts, principal_id, channel_id) := {grant_levels[grant.level] |
-	some grant in facts.grants
-	_subject_matches(facts.principals[principal_id], principal_id, grant.subject)
-	_target_matches(facts.channels[channel_id], channel_id, grant.target)
-	_unexpired(grant, facts.now)
-}
+_archived(facts, channel) if facts.spaces[channel.space_id].archived == true
 
-_membership_sources(channel, principal_id) := {write | principal_id in channel.members}
+_grant_level(facts, principal, principal_id, channel, channel_id) := lvl if {
+	lvl := max([grant_levels[grant.level] |
+		some grant in facts.grants
+		_subject_matches(principal, principal_id, grant.subject)
+		_target_matches(channel, channel_id, grant.target)
+		_unexpired(grant, facts.now)
+	])
+} else := none
 
-_owner_sources(principal, channel) := {manage |
+_member_level(channel, principal_id) := write if {
+	principal_id in channel.members
+} else := none
+
+_owner_level(principal, channel) := manage if {
 	principal.is_owner == true
 	channel.kind != "dm"
-}
+} else := none
 
 _subject_matches(_, principal_id, subject) if {
 	subject.kind == "principal"
