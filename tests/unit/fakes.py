@@ -1,0 +1,157 @@
+"""In-memory fakes of the use cases' ports: units of work, repositories, OPA, audit.
+
+They implement the protocols of :mod:`app.usecases.ports` and the gateway's
+:class:`~app.policy.gateway.Transport`, so a use case runs unchanged without
+PostgreSQL, OPA or HTTP (the cosmicpython way). They record what they were asked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self
+
+from app.domain.representation import StoredMessage
+from app.domain.run_context import WindowPlan
+from app.policy import Decision
+from app.policy.inputs import FactBundle
+from repositories.run_context import CandidateRows, LoadedRun
+
+__all__ = [
+    "FakeAudit",
+    "FakeFacts",
+    "FakeRunContextReads",
+    "FakeTransport",
+    "FakeUnit",
+    "empty_facts",
+    "stored",
+]
+
+
+def empty_facts() -> FactBundle:
+    """A fact bundle without principals, channels or grants."""
+    return {
+        "now": "2026-11-29T12:00:00Z",
+        "principals": {},
+        "channels": {},
+        "spaces": {},
+        "grants": [],
+    }
+
+
+def stored(
+    message_id: str,
+    thread_id: str,
+    seq: int,
+    *,
+    author_id: str = "sam",
+    origin: str = "human",
+    content: str = "",
+    channel_id: str = "general",
+) -> StoredMessage:
+    """A stored message with the given place and author; other fields are plain."""
+    return StoredMessage(
+        id=message_id,
+        channel_id=channel_id,
+        thread_id=thread_id,
+        thread_seq=seq,
+        author_id=author_id,
+        author_kind="user" if origin == "human" else origin,
+        author_handle=author_id,
+        author_display_name=author_id.title(),
+        origin=origin,
+        kind="text",
+        content_md=content or f"message {message_id}",
+        created_at=dt.datetime(2026, 11, 29, 12, 0, seq % 60, tzinfo=dt.UTC),
+        reply_to_message_id=None,
+        parent_message_id=None,
+        client_request_id=None,
+        deleted=False,
+    )
+
+
+@dataclass
+class FakeFacts:
+    """Fact bundles from memory; records each request."""
+
+    bundle_for: Callable[[set[str], set[str]], FactBundle] = lambda _p, _c: empty_facts()
+    asked: list[tuple[set[str], set[str]]] = field(default_factory=list)
+
+    def bundle(self, principal_ids: Iterable[str], channel_ids: Iterable[str]) -> FactBundle:
+        """The scripted bundle for these principals and channels."""
+        request = (set(principal_ids), set(channel_ids))
+        self.asked.append(request)
+        return self.bundle_for(*request)
+
+
+@dataclass
+class FakeRunContextReads:
+    """The two reads of a context read, from memory; records the plan it was given."""
+
+    loaded: LoadedRun | None
+    rows: CandidateRows | None = None
+    plans: list[WindowPlan] = field(default_factory=list)
+
+    def load(self, run_id: str, actor_id: str) -> LoadedRun | None:
+        """The scripted run."""
+        return self.loaded
+
+    def candidates(self, plan: WindowPlan) -> CandidateRows:
+        """The scripted rows; the plan is recorded for assertions."""
+        self.plans.append(plan)
+        if self.rows is None:
+            raise AssertionError("candidates were not expected")
+        return self.rows
+
+
+@dataclass
+class FakeUnit:
+    """A unit of work over the fake repositories; counts how often it was opened."""
+
+    run_context: FakeRunContextReads
+    facts: FakeFacts = field(default_factory=FakeFacts)
+    opened: int = 0
+    closed: int = 0
+
+    def __enter__(self) -> Self:
+        self.opened += 1
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.closed += 1
+
+
+@dataclass
+class FakeAudit:
+    """The denial sink, as a list."""
+
+    denials: list[tuple[str, str, str, Decision]] = field(default_factory=list)
+
+    def record(self, *, actor_id: str, action: str, resource_kind: str, decision: Decision) -> None:
+        """Remember the denial."""
+        self.denials.append((actor_id, action, resource_kind, decision))
+
+
+@dataclass
+class FakeTransport:
+    """OPA from memory: each entry point answers with a function of the input."""
+
+    answers: dict[str, Callable[[Any], Any]]
+    asked: list[tuple[str, Any]] = field(default_factory=list)
+
+    @property
+    def calls(self) -> int:
+        """Queries so far."""
+        return len(self.asked)
+
+    def query(self, path: str, input: Any) -> Any:
+        """The scripted answer of ``path`` for ``input``."""
+        self.asked.append((path, input))
+        return self.answers[path](input)
