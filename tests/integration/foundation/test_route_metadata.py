@@ -9,6 +9,7 @@ import requests
 
 from app.config import SCHEMA
 from app.http.routes import load_routes, load_spec
+from app.policy import REASONS
 from tests.support.services import OpaServer
 
 pytestmark = pytest.mark.integration
@@ -110,3 +111,14 @@ def test_the_routes_the_app_serves_are_the_operations_of_the_spec() -> None:
         route = routes[operation["operationId"]]
         assert route.action == operation["x-action"]
         assert route.rate_class == operation["x-rate-limit-class"]
+
+
+def test_the_gateway_knows_exactly_the_reasons_the_policies_can_give(
+    opa_server: OpaServer,
+) -> None:
+    # app/policy/results.py rejects a reason it does not know (fail closed), so a reason
+    # added to the policies without the gateway would turn every such answer into 503.
+    response = requests.get(f"{opa_server.url}/v1/data/authz/results/reasons", timeout=10)
+    response.raise_for_status()
+
+    assert set(response.json()["result"]) == REASONS
