@@ -7,7 +7,7 @@ from typing import Any
 from tests.support.world import demo_world, load
 
 
-def test_demo_run_context(make_service: Any, database_url: str, tmp_path: Any) -> None:
+def test_demo_run_context(make_service: Any, database_url: str) -> None:
     ids = load(database_url, demo_world())
     service = make_service()
     response = service.client("tok-lotse").get(f"/api/v1/runs/{ids['r1']}/context")

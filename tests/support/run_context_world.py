@@ -30,6 +30,15 @@ import psycopg2.extras
 import requests
 
 from tests.support.client import ApiClient
+from tests.support.world import (
+    add_followup,
+    add_main_messages,
+    add_run,
+    add_session,
+    add_thread,
+    channel,
+    msg,
+)
 
 __all__ = [
     "ACTIVE_STATES",
@@ -52,7 +61,7 @@ __all__ = [
     "nbytes",
 ]
 
-GENERAL = "support/general"
+GENERAL = "support/general"  # the default channel of tests.support.world.add_thread
 OTHER = "support/other"
 CAMPAIGNS = "marketing/campaigns"
 ACTIVE_STATES = ("queued", "running", "waiting_input")
@@ -153,98 +162,6 @@ def base_world() -> dict[str, Any]:
 def nbytes(text: str) -> int:
     """UTF-8 length of ``text``: the only size the run context budget counts."""
     return len(text.encode("utf-8"))
-
-
-def msg(key: str | None, author: str, content: str = "", **extra: Any) -> dict[str, Any]:
-    """A world message; ``extra`` may set origin, system_code, reply_to, deleted, ..."""
-    message: dict[str, Any] = {"author": author, "content": content, **extra}
-    if key is not None:
-        message["key"] = key
-    return message
-
-
-def channel(world: dict[str, Any], path: str) -> dict[str, Any]:
-    """The channel dict of ``space/channel`` inside ``world`` (to change its switches)."""
-    space_name, channel_name = path.split("/")
-    for space in world["spaces"]:
-        if space["name"] == space_name:
-            for item in space["channels"]:
-                if item["name"] == channel_name:
-                    found: dict[str, Any] = item
-                    return found
-    raise KeyError(path)
-
-
-def add_main_messages(world: dict[str, Any], path: str, *messages: dict[str, Any]) -> None:
-    """Append messages to the main thread of the channel ``space/channel``."""
-    channel(world, path)["messages"].extend(messages)
-
-
-def add_thread(
-    world: dict[str, Any],
-    key: str,
-    path: str = GENERAL,
-    *,
-    parent: str | None = None,
-    messages: list[dict[str, Any]] | None = None,
-    **extra: Any,
-) -> None:
-    """Add a thread of channel ``path`` (under main-thread message ``parent``)."""
-    thread: dict[str, Any] = {"key": key, "channel": path, "messages": messages or [], **extra}
-    if parent is not None:
-        thread["parent"] = parent
-    world["threads"].append(thread)
-
-
-def add_session(
-    world: dict[str, Any],
-    key: str,
-    thread: str,
-    agent: str = "lotse",
-    *,
-    started: bool = False,
-    current: bool = True,
-) -> None:
-    """Add an agent session of ``thread``."""
-    world["sessions"].append(
-        {"key": key, "thread": thread, "agent": agent, "started": started, "current": current}
-    )
-
-
-def add_run(
-    world: dict[str, Any],
-    key: str,
-    thread: str,
-    trigger: str | None,
-    *,
-    agent: str = "lotse",
-    triggered_by: str | None = "alex",
-    session: str | None = None,
-    state: str = "queued",
-    trigger_kind: str = "message",
-) -> None:
-    """Add a run; later runs in the same session should go through the admin API."""
-    run: dict[str, Any] = {
-        "key": key,
-        "thread": thread,
-        "agent": agent,
-        "state": state,
-        "trigger_kind": trigger_kind,
-    }
-    if trigger is not None:
-        run["trigger"] = trigger
-    if triggered_by is not None:
-        run["triggered_by"] = triggered_by
-    if session is not None:
-        run["session"] = session
-    world["runs"].append(run)
-
-
-def add_followup(
-    world: dict[str, Any], key: str, run: str, message: str, state: str = "pending"
-) -> None:
-    """Add a follow-up of ``run``."""
-    world["followups"].append({"key": key, "run": run, "message": message, "state": state})
 
 
 def audit_columns(database_url: str) -> list[str]:

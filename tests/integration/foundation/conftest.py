@@ -16,49 +16,27 @@ import pytest
 from sqlalchemy import text
 
 from repositories import make_engine
-from tests.support.world import demo_world, load
+from tests.support.world import add_channel, add_grant, add_person, demo_world, load, msg
 
 
 def extended_world() -> dict[str, Any]:
     """The demo world with a read-only person, a person without grants, an archive."""
     world = demo_world()
-    world["people"].extend(
-        [
-            {
-                "handle": "reader",
-                "display_name": "Reader",
-                "email": "reader@example.com",
-                "token": "tok-reader",
-            },
-            {
-                "handle": "newbie",
-                "display_name": "Newbie",
-                "email": "newbie@example.com",
-                "token": "tok-newbie",
-            },
-        ]
+    add_person(world, "reader")
+    add_person(world, "newbie")
+    add_channel(
+        world,
+        "support",
+        "archive",
+        archived=True,
+        messages=[msg("a1", "sam", "Archived note.")],
     )
-    support = next(space for space in world["spaces"] if space["name"] == "support")
-    support["channels"].append(
-        {
-            "name": "archive",
-            "archived": True,
-            "messages": [{"key": "a1", "author": "sam", "content": "Archived note."}],
-        }
-    )
-    world["grants"].append(
-        {
-            "key": "g-reader-general",
-            "subject": "reader",
-            "target": "channel:support/general",
-            "level": "read",
-        }
-    )
+    add_grant(world, "reader", "channel:support/general", "read", key="g-reader-general")
     return world
 
 
 @pytest.fixture
-def ids(database_url: str, tmp_path: Any) -> dict[str, str]:
+def ids(database_url: str) -> dict[str, str]:
     """The extended world loaded into this test's database; handle/key -> id."""
     return load(database_url, extended_world())
 

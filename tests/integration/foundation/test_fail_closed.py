@@ -258,7 +258,7 @@ def test_a_database_on_a_closed_port_gives_503_problem_json(
     assert service.client().get("/healthz").status_code == 200
 
 
-def test_postgresql_stopped_mid_test_gives_503(make_service: Any, tmp_path: Any) -> None:
+def test_postgresql_stopped_mid_test_gives_503(make_service: Any) -> None:
     cluster = PostgresCluster().start()
     try:
         conn = psycopg2.connect(cluster.admin_url)

@@ -9,27 +9,26 @@ from typing import Any
 import pytest
 
 from tests.integration.foundation.conftest import extended_world, messages_path
-from tests.support.world import load
+from tests.support.world import add_channel, load, msg
 
 pytestmark = pytest.mark.integration
 
 
 def _world_with_dm() -> dict[str, Any]:
     world = extended_world()
-    support = next(space for space in world["spaces"] if space["name"] == "support")
-    support["channels"].append(
-        {
-            "name": "sam-writer",
-            "kind": "dm",
-            "members": ["sam", "writer"],
-            "messages": [{"key": "dm1", "author": "sam", "content": "Just between us."}],
-        }
+    add_channel(
+        world,
+        "support",
+        "sam-writer",
+        kind="dm",
+        members=["sam", "writer"],
+        messages=[msg("dm1", "sam", "Just between us.")],
     )
     return world
 
 
 def test_a_space_grant_does_not_open_a_dm_in_that_space(
-    make_service: Any, database_url: str, tmp_path: Any
+    make_service: Any, database_url: str
 ) -> None:
     ids = load(database_url, _world_with_dm())
     service = make_service()

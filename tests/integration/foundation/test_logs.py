@@ -11,7 +11,7 @@ import pytest
 from app.logs import configure_logging
 from tests.integration.foundation.conftest import extended_world, messages_path
 from tests.support.services import OpaServer
-from tests.support.world import load
+from tests.support.world import add_grant, add_person, load, set_display_name
 
 pytestmark = pytest.mark.integration
 
@@ -25,15 +25,9 @@ AGENT_DISPLAY = "Zq Canary Agent Display"
 
 def _canary_world() -> dict[str, Any]:
     world = extended_world()
-    world["people"].append(
-        {"handle": HANDLE, "display_name": DISPLAY, "email": EMAIL, "token": TOKEN}
-    )
-    for agent in world["agents"]:
-        if agent["handle"] == "texter":
-            agent["display_name"] = AGENT_DISPLAY
-    world["grants"].append(
-        {"subject": HANDLE, "target": "channel:support/general", "level": "write"}
-    )
+    add_person(world, HANDLE, display_name=DISPLAY, email=EMAIL, token=TOKEN)
+    set_display_name(world, "texter", AGENT_DISPLAY)
+    add_grant(world, HANDLE, "channel:support/general", "write")
     return world
 
 
@@ -54,7 +48,7 @@ def sqlalchemy_logging() -> Iterator[None]:
 @pytest.mark.parametrize("level", ["INFO", "DEBUG"])
 @pytest.mark.usefixtures("sqlalchemy_logging")
 def test_no_canary_reaches_the_app_log_or_the_opa_decision_log(
-    make_service: Any, database_url: str, tmp_path: Any, opa_server: OpaServer, sql: Any, level: str
+    make_service: Any, database_url: str, opa_server: OpaServer, sql: Any, level: str
 ) -> None:
     ids = load(database_url, _canary_world())
     service = make_service()

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def start_world(
-    make_service: Callable[..., Any], database_url: str, tmp_path: Any
+    make_service: Callable[..., Any], database_url: str
 ) -> Callable[..., RunContextWorld]:
     """Load ``world`` through the real loader, then start the app with config overrides.
 
