@@ -1,8 +1,9 @@
 """Shared pieces of the wire contracts: the base model and the constrained strings.
 
 Every contract model is frozen, every scalar field is strict (no coercion: ``"1"`` is
-not an integer and ``true`` is not ``1``), and a declared field never takes JSON ``null``: an optional
-field that does not apply is absent, as everywhere on this service's wire. Which
+not an integer and ``true`` is not ``1``), and a declared field never takes JSON
+``null``: an optional field that does not apply is absent, as everywhere on this
+service's wire. Which
 models are open (unknown fields ignored) and which are closed (unknown fields
 rejected) is decided per model.
 
@@ -31,13 +32,11 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 __all__ = [
     "IDENTIFIER_MAX_LENGTH",
     "IDENTIFIER_PATTERN",
-    "PARAM_NAME_PATTERN",
     "SURFACE_KEY_MAX_LENGTH",
     "SURFACE_KEY_PATTERN",
     "ClosedContract",
     "Identifier",
     "OpenContract",
-    "ParamName",
     "RouteValue",
     "SurfaceKey",
     "is_surface_key",
@@ -51,13 +50,9 @@ SURFACE_KEY_MAX_LENGTH = 128
 # An opaque id in typed tool parameters (matter ids, navigation parameter values).
 IDENTIFIER_PATTERN = r"[A-Za-z0-9_.-]+"
 IDENTIFIER_MAX_LENGTH = 128
-# The name of a navigation parameter.
-PARAM_NAME_PATTERN = r"[a-z][a-z0-9_]*"
-PARAM_NAME_MAX_LENGTH = 64
 
 _SURFACE_KEY = re.compile(SURFACE_KEY_PATTERN)
 _IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
-_PARAM_NAME = re.compile(PARAM_NAME_PATTERN)
 
 
 def is_surface_key(value: object) -> bool:
@@ -98,25 +93,11 @@ def _route_value(value: str | int | bool) -> str | int | bool:
     return value
 
 
-def _param_name(value: str) -> str:
-    if len(value) > PARAM_NAME_MAX_LENGTH or _PARAM_NAME.fullmatch(value) is None:
-        raise PydanticCustomError(
-            "param_name",
-            "a parameter name starts with a lower-case letter and holds only lower-case "
-            "letters, digits and '_' (at most {max_length} characters)",
-            {"max_length": PARAM_NAME_MAX_LENGTH},
-        )
-    return value
-
-
 SurfaceKey = Annotated[StrictStr, AfterValidator(_surface_key)]
 """A durable surface key such as ``matters.list``: rejects anything URL-shaped."""
 
 Identifier = Annotated[StrictStr, AfterValidator(_identifier)]
 """An opaque id (letters, digits, ``_``, ``.``, ``-``): no slash, colon or whitespace."""
-
-ParamName = Annotated[StrictStr, AfterValidator(_param_name)]
-"""The name of a navigation parameter (``matter_id``)."""
 
 RouteValue = Annotated[StrictStr | StrictInt | StrictBool, AfterValidator(_route_value)]
 """The value of a navigation parameter: an identifier, an integer or a boolean."""

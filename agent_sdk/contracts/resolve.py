@@ -19,18 +19,12 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
-from pydantic import (
-    Field,
-    StrictStr,
-    ValidationError,
-    ValidatorFunctionWrapHandler,
-    model_validator,
-)
+from pydantic import Field, StrictStr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from agent_sdk.contracts._base import ClosedContract, SurfaceKey, nested_error
+from agent_sdk.contracts._base import ClosedContract, SurfaceKey
 from agent_sdk.contracts.session_context import AgentSessionContext
 from agent_sdk.contracts.tool_intents import AgentToolIntent, ToolPlane
 
@@ -73,18 +67,13 @@ class SessionResolveRequest(ClosedContract):
     context: AgentSessionContext
     intents: tuple[AgentToolIntent, ...] = Field(max_length=MAX_INTENTS)
 
-    @model_validator(mode="wrap")
+    @field_validator("context")
     @classmethod
-    def _known_providers_are_valid(
-        cls, data: Any, handler: ValidatorFunctionWrapHandler
-    ) -> SessionResolveRequest:
-        request = handler(data)
-        assert isinstance(request, SessionResolveRequest)
-        try:
-            request.context.check_known_providers()
-        except ValidationError as error:
-            raise nested_error("SessionResolveRequest", error, ("context",)) from None
-        return request
+    def _known_providers_are_valid(cls, context: AgentSessionContext) -> AgentSessionContext:
+        # Raised here, the providers' errors are reported at context/providers/...,
+        # together with the errors of the intents.
+        context.check_known_providers()
+        return context
 
 
 class ReachableSurface(ClosedContract):

@@ -37,7 +37,6 @@ from pydantic import (
 from agent_sdk.contracts._base import (
     ClosedContract,
     Identifier,
-    ParamName,
     RouteValue,
     SurfaceKey,
     nested_error,
@@ -66,15 +65,13 @@ class NavigateParams(ClosedContract):
 
     Attributes:
         surface_key: The target surface (``matters.detail``).
-        params: Route parameters of the surface (``{"matter_id": "m-42"}``): names are
-            snake_case, values are identifiers (no slash, colon or whitespace),
-            integers or booleans.
+        params: Route parameters of the surface by name (``{"matter_id": "m-42"}``);
+            values are identifiers (no slash, colon or whitespace), integers or
+            booleans.
     """
 
     surface_key: SurfaceKey
-    params: dict[ParamName, RouteValue] = Field(
-        default_factory=dict, max_length=16
-    )
+    params: dict[StrictStr, RouteValue] = Field(default_factory=dict, max_length=16)
 
 
 class QueryMattersParams(ClosedContract):
