@@ -23,6 +23,8 @@ COPY app ./app
 COPY repositories ./repositories
 COPY openapi ./openapi
 COPY examples ./examples
+# The shared wire contracts (agent_sdk.contracts) the app imports.
+COPY agent_sdk ./agent_sdk
 RUN pip install . \
     && rm -rf build ./*.egg-info
 ENV PYTHONPATH=/app

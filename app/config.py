@@ -177,6 +177,14 @@ SCHEMA: tuple[Key, ...] = (
         "Requests per principal and minute for authz queries; 0 disables.",
         minimum=0,
     ),
+    Key(
+        "rate_limit.session_context.per_minute",
+        int,
+        600,
+        "Requests per principal and minute for session-context resolutions (one per "
+        "agent turn); 0 disables.",
+        minimum=0,
+    ),
 )
 
 _BY_NAME: dict[str, Key] = {key.name: key for key in SCHEMA}

@@ -27,6 +27,7 @@ from app.usecases.authz_queries import ExplainDecision, QueryTriggerHolders
 from app.usecases.health import Readiness
 from app.usecases.messages import ListMessages, PostMessage
 from app.usecases.run_context import ContextLimits, ReadRunContext
+from app.usecases.session_context import ResolveSessionContext
 from repositories import make_engine
 from repositories.audit import SqlDenialAudit
 from repositories.unit_of_work import UnitOfWork
@@ -47,6 +48,7 @@ class UseCases:
     explain_decision: ExplainDecision
     run_admin: RunAdmin
     readiness: Readiness
+    resolve_session_context: ResolveSessionContext
 
 
 @dataclass
@@ -134,6 +136,7 @@ def _use_cases(
         explain_decision=ExplainDecision(reader=reader, authorizer=authorizer, policy=policy),
         run_admin=RunAdmin(writer=writer, authorizer=authorizer),
         readiness=Readiness(engine=engine, policy=policy),
+        resolve_session_context=ResolveSessionContext(reader=reader, policy=policy),
     )
 
 

@@ -6,16 +6,33 @@ OPA path or an answer shape. See ``docs/adr/0008-policy-gateway.md``.
 
 from app.policy import resources
 from app.policy.gateway import ENTRYPOINTS, PolicyGateway, Transport
-from app.policy.results import REASONS, AuthorClass, Decision, Role, RunContextVerdict, Trust
+from app.policy.results import (
+    INTENT_REASONS,
+    REASONS,
+    AuthorClass,
+    Decision,
+    IntentOutcome,
+    IntentVerdict,
+    ReachableSurface,
+    Role,
+    RunContextVerdict,
+    SessionContextVerdict,
+    Trust,
+)
 
 __all__ = [
     "ENTRYPOINTS",
+    "INTENT_REASONS",
     "REASONS",
     "AuthorClass",
     "Decision",
+    "IntentOutcome",
+    "IntentVerdict",
     "PolicyGateway",
+    "ReachableSurface",
     "Role",
     "RunContextVerdict",
+    "SessionContextVerdict",
     "Transport",
     "Trust",
     "resources",

@@ -14,13 +14,20 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from app.opa_client import OpaUndefined
-from app.policy.inputs import DecisionInput, RunContextInput, TriggerHoldersInput
+from app.policy.inputs import (
+    DecisionInput,
+    RunContextInput,
+    SessionContextInput,
+    TriggerHoldersInput,
+)
 from app.policy.resources import instance
 from app.policy.results import (
     Decision,
     RunContextVerdict,
+    SessionContextVerdict,
     parse_decision,
     parse_run_context,
+    parse_session_context,
     parse_trigger_holders,
 )
 
@@ -28,6 +35,7 @@ __all__ = [
     "DECISION",
     "ENTRYPOINTS",
     "RUN_CONTEXT",
+    "SESSION_CONTEXT",
     "TRIGGER_HOLDERS",
     "PolicyGateway",
     "Transport",
@@ -36,7 +44,8 @@ __all__ = [
 DECISION = "authz/decision"
 RUN_CONTEXT = "runcontext/evaluate"
 TRIGGER_HOLDERS = "runcontext/trigger_holders"
-ENTRYPOINTS = (DECISION, RUN_CONTEXT, TRIGGER_HOLDERS)
+SESSION_CONTEXT = "sessioncontext/resolve"
+ENTRYPOINTS = (DECISION, RUN_CONTEXT, TRIGGER_HOLDERS, SESSION_CONTEXT)
 
 
 class Transport(Protocol):
@@ -102,6 +111,19 @@ class PolicyGateway:
         """
         result = self._ask(TRIGGER_HOLDERS, request)
         return parse_trigger_holders(result, request["candidates"])
+
+    def resolve_session_context(self, request: SessionContextInput) -> SessionContextVerdict:
+        """``data.sessioncontext.resolve``: may the caller resolve, and the resolution.
+
+        One round trip answers the caller's decision (``data.authz.decision`` for
+        ``request["action"]``), the caller's permissions, the reachable surfaces and a
+        decision per intent.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed (including
+                an answer that does not match the surfaces and intents sent).
+        """
+        return parse_session_context(self._ask(SESSION_CONTEXT, request), request)
 
     def policies_loaded(self) -> bool:
         """Whether OPA serves the policies: ``health.ready`` is allowed.

@@ -19,11 +19,13 @@ __all__ = [
     "GrantFacts",
     "GrantRef",
     "InstanceResource",
+    "IntentRef",
     "PrincipalFacts",
     "Resource",
     "RunContextInput",
     "RunRef",
     "RunResource",
+    "SessionContextInput",
     "SpaceFacts",
     "ThreadPosition",
     "TriggerHoldersInput",
@@ -169,3 +171,32 @@ class TriggerHoldersInput(TypedDict):
     channel_id: str
     candidates: list[str]
     facts: FactBundle
+
+
+class IntentRef(TypedDict):
+    """One proposed tool intent as the session-context rules see it.
+
+    Only what the rules read: the tool name, the plane and, for ``navigate_to``, the
+    target surface key. Params never reach OPA.
+    """
+
+    name: str
+    plane: str
+    target: NotRequired[str]
+
+
+class SessionContextInput(TypedDict):
+    """Input of ``data.sessioncontext.resolve`` (the one call of a resolution).
+
+    ``action``, ``actor``, ``resource`` and ``facts`` are those of
+    ``data.authz.decision``, which the batch asks first. ``surfaces`` are the distinct
+    surface keys the client listed, in its order. The client's ``permissions``
+    provider is never part of it: the caller's grants are ``facts``.
+    """
+
+    action: str
+    actor: str
+    resource: InstanceResource
+    facts: FactBundle
+    surfaces: list[str]
+    intents: list[IntentRef]

@@ -14,18 +14,25 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from agent_sdk.contracts import INTENT_REASONS
 from app.opa_client import OpaMalformed
-from app.policy.inputs import AuthorRef, CandidateThread
+from app.policy.inputs import AuthorRef, CandidateThread, SessionContextInput
 
 __all__ = [
+    "INTENT_REASONS",
     "REASONS",
     "AuthorClass",
     "Decision",
+    "IntentOutcome",
+    "IntentVerdict",
+    "ReachableSurface",
     "Role",
     "RunContextVerdict",
+    "SessionContextVerdict",
     "Trust",
     "parse_decision",
     "parse_run_context",
+    "parse_session_context",
     "parse_trigger_holders",
 ]
 
@@ -41,6 +48,7 @@ REASONS = frozenset(
         "not_self",
         "subject_kind_not_allowed",
         "unknown_action",
+        "inactive",
     }
 )
 
@@ -205,3 +213,125 @@ def parse_trigger_holders(result: Any, candidates: list[str]) -> tuple[str, ...]
     if any(holder not in sent for holder in result) or result != sorted(set(result)):
         raise OpaMalformed("trigger holders are not an ascending subset of the candidates")
     return tuple(result)
+
+
+class IntentOutcome(StrEnum):
+    """The decision on one proposed tool intent."""
+
+    ACCEPTED = "accepted"
+    DENIED = "denied"
+
+
+@dataclass(frozen=True, slots=True)
+class IntentVerdict:
+    """The policy's decision on one intent.
+
+    Attributes:
+        outcome: Accepted or denied.
+        reason: From :data:`INTENT_REASONS` when denied; ``None`` when accepted.
+    """
+
+    outcome: IntentOutcome
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReachableSurface:
+    """A surface the caller can reach, with the registry's permission for it."""
+
+    surface_key: str
+    required_permission: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContextVerdict:
+    """OPA's answer to ``data.sessioncontext.resolve``, checked against what was sent.
+
+    Attributes:
+        decision: May the caller resolve at all (``session_context.resolve``).
+        permissions: The caller's real permissions, ascending (empty on a denial).
+        reachable: The reachable surfaces in the order they were sent.
+        intents: One verdict per intent sent, in order (empty on a denial).
+    """
+
+    decision: Decision
+    permissions: tuple[str, ...]
+    reachable: tuple[ReachableSurface, ...]
+    intents: tuple[IntentVerdict, ...]
+
+
+def _reachable(
+    result: Any, sent: list[str], permissions: tuple[str, ...]
+) -> tuple[ReachableSurface, ...]:
+    if not isinstance(result, list):
+        raise OpaMalformed("session context reachable surfaces are not a list")
+    position = {key: index for index, key in enumerate(sent)}
+    reachable: list[ReachableSurface] = []
+    last = -1
+    for entry in result:
+        if not isinstance(entry, dict) or set(entry) - {"surface_key", "required_permission"}:
+            raise OpaMalformed("session context reachable surface has the wrong shape")
+        key, permission = entry.get("surface_key"), entry.get("required_permission")
+        if not isinstance(key, str) or key not in position or position[key] <= last:
+            raise OpaMalformed("session context reachable surfaces are not an ordered subset")
+        if permission is not None and permission not in permissions:
+            raise OpaMalformed("session context reachable surface needs a permission not held")
+        last = position[key]
+        reachable.append(ReachableSurface(surface_key=key, required_permission=permission))
+    return tuple(reachable)
+
+
+def _intent(entry: Any) -> IntentVerdict:
+    if not isinstance(entry, dict):
+        raise OpaMalformed("session context intent decision is not an object")
+    outcome, reason = entry.get("decision"), entry.get("reason")
+    if outcome == IntentOutcome.ACCEPTED and set(entry) == {"decision"}:
+        return IntentVerdict(outcome=IntentOutcome.ACCEPTED, reason=None)
+    if (
+        outcome == IntentOutcome.DENIED
+        and set(entry) == {"decision", "reason"}
+        and reason in INTENT_REASONS
+    ):
+        return IntentVerdict(outcome=IntentOutcome.DENIED, reason=str(reason))
+    raise OpaMalformed("session context intent decision is malformed")
+
+
+def parse_session_context(result: Any, request: SessionContextInput) -> SessionContextVerdict:
+    """Read a session-context resolution, checked against the request sent.
+
+    A denied caller's answer holds the decision only. An allowed one holds the
+    permissions (ascending, unique, a subset of the caller's permissions in the facts
+    sent), the reachable surfaces (an ordered subset of the surfaces sent, each needing
+    no permission or one the caller holds) and exactly one decision per intent sent.
+
+    Raises:
+        OpaMalformed: anything else, including a denial that carries a resolution.
+    """
+    if not isinstance(result, dict):
+        raise OpaMalformed("session context resolution is not an object")
+    decision = parse_decision(result.get("decision"))
+    if not decision.allow:
+        if set(result) != {"decision"}:
+            raise OpaMalformed("a denied session context resolution carries a resolution")
+        return SessionContextVerdict(decision=decision, permissions=(), reachable=(), intents=())
+    if set(result) != {"decision", "permissions", "reachable", "intents"}:
+        raise OpaMalformed("session context resolution has the wrong shape")
+    permissions = result["permissions"]
+    actor = request["facts"]["principals"].get(request["actor"])
+    held = set(actor["permissions"]) if actor is not None else set()
+    if (
+        not _is_str_list(permissions)
+        or permissions != sorted(set(permissions))
+        or not set(permissions) <= held
+    ):
+        raise OpaMalformed("session context permissions are not the caller's, ascending")
+    intents = result["intents"]
+    if not isinstance(intents, list) or len(intents) != len(request["intents"]):
+        raise OpaMalformed("session context intent decisions do not match the intents sent")
+    granted = tuple(permissions)
+    return SessionContextVerdict(
+        decision=decision,
+        permissions=granted,
+        reachable=_reachable(result["reachable"], request["surfaces"], granted),
+        intents=tuple(_intent(entry) for entry in intents),
+    )

@@ -16,7 +16,7 @@ from app.domain.run_context import WindowPlan
 from app.policy.inputs import FactBundle
 from repositories.run_context import CandidateRows, LoadedRun
 
-__all__ = ["FactReads", "RunContextReads", "RunContextUnit"]
+__all__ = ["FactReads", "FactsUnit", "RunContextReads", "RunContextUnit"]
 
 
 class FactReads(Protocol):
@@ -42,6 +42,25 @@ class RunContextUnit(Protocol):
     @property
     def run_context(self) -> RunContextReads:
         """The run-context reads on the unit's connection."""
+
+    @property
+    def facts(self) -> FactReads:
+        """The fact bundles on the unit's connection."""
+
+    def __enter__(self) -> Self:
+        """Open the unit (take a pooled connection)."""
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Close the unit (return the connection)."""
+
+
+class FactsUnit(Protocol):
+    """A read-only unit of work that only builds fact bundles."""
 
     @property
     def facts(self) -> FactReads:

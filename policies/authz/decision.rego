@@ -12,6 +12,7 @@ import data.authz.health
 import data.authz.inspect
 import data.authz.messages
 import data.authz.runs
+import data.authz.sessioncontext
 
 # METADATA
 # title: Known actions
@@ -22,6 +23,7 @@ actions := union({
 	inspect.actions,
 	admin.actions,
 	health.actions,
+	sessioncontext.actions,
 })
 
 # METADATA
@@ -40,3 +42,5 @@ decision := inspect.decision if input.action in inspect.actions
 decision := admin.decision if input.action in admin.actions
 
 decision := health.decision if input.action in health.actions
+
+decision := sessioncontext.decision if input.action in sessioncontext.actions

@@ -7,6 +7,7 @@ import data.authz.inspect
 import data.authz.messages
 import data.authz.results
 import data.authz.runs
+import data.authz.sessioncontext
 
 _unknown_action := {"allow": false, "reason": "unknown_action", "status": 403}
 
@@ -44,11 +45,15 @@ test_actions_are_every_known_action if {
 		"admin.spaces.update", "admin.channels.update", "admin.threads.move",
 		"admin.runs.create", "admin.runs.update", "admin.followups.create",
 		"admin.followups.update", "admin.sessions.set", "admin.messages.delete",
+		"session_context.resolve",
 	}
 }
 
 test_action_sets_are_disjoint if {
-	action_sets := [messages.actions, runs.actions, inspect.actions, admin.actions, health.actions]
+	action_sets := [
+		messages.actions, runs.actions, inspect.actions, admin.actions, health.actions,
+		sessioncontext.actions,
+	]
 	sum([count(action_set) | some action_set in action_sets]) == count(authz.actions)
 }
 

@@ -17,3 +17,10 @@ mask contains "/input/context"
 mask contains "/input/intents"
 
 mask contains "/input/payload"
+
+# The session-context resolution: the surface keys the client listed and the ones
+# that are reachable come from the client's surface provider (/input/intents, the
+# intents with their tool names, is masked above).
+mask contains "/input/surfaces"
+
+mask contains "/result/reachable"

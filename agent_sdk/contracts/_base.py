@@ -1,0 +1,158 @@
+"""Shared pieces of the wire contracts: the base model and the constrained strings.
+
+Every contract model is frozen, every scalar field is strict (no coercion: ``"1"`` is
+not an integer and ``true`` is not ``1``), and a declared field never takes JSON
+``null``: an optional field that does not apply is absent, as everywhere on this
+service's wire. Which
+models are open (unknown fields ignored) and which are closed (unknown fields
+rejected) is decided per model.
+
+The constrained strings are checked with a full match (:func:`re.fullmatch`), so a
+trailing newline cannot slip through the way it does with ``$``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+__all__ = [
+    "IDENTIFIER_MAX_LENGTH",
+    "IDENTIFIER_PATTERN",
+    "SURFACE_KEY_MAX_LENGTH",
+    "SURFACE_KEY_PATTERN",
+    "ClosedContract",
+    "Identifier",
+    "OpenContract",
+    "RouteValue",
+    "SurfaceKey",
+    "is_surface_key",
+    "nested_error",
+]
+
+# A durable surface key: lower-case letters, digits, "_", "." and "-". No slash, no
+# scheme, no colon, no whitespace, no upper case: a key can never be a URL.
+SURFACE_KEY_PATTERN = r"[a-z0-9_.-]+"
+SURFACE_KEY_MAX_LENGTH = 128
+# An opaque id in typed tool parameters (matter ids, navigation parameter values).
+IDENTIFIER_PATTERN = r"[A-Za-z0-9_.-]+"
+IDENTIFIER_MAX_LENGTH = 128
+
+_SURFACE_KEY = re.compile(SURFACE_KEY_PATTERN)
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
+
+
+def is_surface_key(value: object) -> bool:
+    """Whether ``value`` is a durable surface key (never URL-shaped)."""
+    return (
+        isinstance(value, str)
+        and len(value) <= SURFACE_KEY_MAX_LENGTH
+        and _SURFACE_KEY.fullmatch(value) is not None
+    )
+
+
+def _surface_key(value: str) -> str:
+    if not is_surface_key(value):
+        # The message never repeats the value: it may be anything a client sent.
+        raise PydanticCustomError(
+            "surface_key",
+            "a surface key holds only lower-case letters, digits, '_', '.' and '-' "
+            "(at most {max_length} characters): never a URL, path, scheme or colon",
+            {"max_length": SURFACE_KEY_MAX_LENGTH},
+        )
+    return value
+
+
+def _identifier(value: str) -> str:
+    if len(value) > IDENTIFIER_MAX_LENGTH or _IDENTIFIER.fullmatch(value) is None:
+        raise PydanticCustomError(
+            "identifier",
+            "an identifier holds only letters, digits, '_', '.' and '-' "
+            "(at most {max_length} characters)",
+            {"max_length": IDENTIFIER_MAX_LENGTH},
+        )
+    return value
+
+
+def _route_value(value: str | int | bool) -> str | int | bool:
+    if isinstance(value, str):
+        return _identifier(value)
+    return value
+
+
+SurfaceKey = Annotated[StrictStr, AfterValidator(_surface_key)]
+"""A durable surface key such as ``matters.list``: rejects anything URL-shaped."""
+
+Identifier = Annotated[StrictStr, AfterValidator(_identifier)]
+"""An opaque id (letters, digits, ``_``, ``.``, ``-``): no slash, colon or whitespace."""
+
+RouteValue = Annotated[StrictStr | StrictInt | StrictBool, AfterValidator(_route_value)]
+"""The value of a navigation parameter: an identifier, an integer or a boolean."""
+
+
+class _Contract(BaseModel):
+    """Frozen, strict, and no JSON ``null`` for a declared field."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_null_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name, field in cls.model_fields.items():
+                key = field.alias or name
+                if key in data and data[key] is None:
+                    raise PydanticCustomError(
+                        "null_field",
+                        "'{field}' must be omitted instead of being null",
+                        {"field": key},
+                    )
+        return data
+
+
+class OpenContract(_Contract):
+    """A contract that ignores unknown fields (forward compatible: newer senders)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+
+class ClosedContract(_Contract):
+    """A contract that rejects unknown fields (junk fails loud at the boundary)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+def nested_error(
+    title: str, error: ValidationError, prefix: Sequence[str | int]
+) -> ValidationError:
+    """``error`` rebuilt under ``prefix``: the locations of a nested validation.
+
+    Used where a model validates a part of itself lazily (a provider, tool params) and
+    must report the part's errors at their full path, not at the model's root. Error
+    types pydantic knows keep their type and context; custom ones keep type and text.
+    """
+    details: list[InitErrorDetails] = []
+    for item in error.errors():
+        loc = (*prefix, *item["loc"])
+        try:
+            builtin: InitErrorDetails = {"type": item["type"], "loc": loc, "input": item["input"]}
+            if "ctx" in item:
+                builtin["ctx"] = item["ctx"]
+            # Raises when the type is a custom one or its context does not fit.
+            ValidationError.from_exception_data(title, [builtin])
+            details.append(builtin)
+        except (KeyError, TypeError):
+            custom = PydanticCustomError(item["type"], item["msg"])
+            details.append({"type": custom, "loc": loc, "input": item["input"]})
+    return ValidationError.from_exception_data(title, details)

@@ -1,0 +1,155 @@
+"""``resolveSessionContext``: a person's per-turn session context (seed 003).
+
+The client sends its open context bag and the brain's proposed tool intents; the
+server answers with its authoritative view of the turn. Whatever the client sends is
+orientation: the caller's permissions come from the session (the fact bundle of the
+authenticated principal), never from the client's ``permissions`` provider, and every
+decision (may the caller resolve, which listed surfaces are reachable, which intents
+are accepted) is taken in Rego in one round trip (``data.sessioncontext.resolve``)
+against the server-owned registry in ``policies/sessioncontext/registry/data.json``.
+
+The request is parsed with the shared contracts of :mod:`agent_sdk.contracts` (after
+Connexion validated it against the spec), so adapters and the server agree on one
+shape. Only surface keys, tool names, planes and navigation targets reach OPA; params
+and every other provider stay here and reach no log.
+
+The resolution is read-only and unaudited (seed 003 classifies it so): it writes no
+row, neither on an allow nor on a denial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_sdk.contracts import SessionResolveRequest, SessionResolveResponse
+from app.errors import FieldError, ValidationFailed
+from app.policy import PolicyGateway, SessionContextVerdict, resources
+from app.policy.inputs import FactBundle, IntentRef, SessionContextInput
+from app.usecases.authorization import decision_error
+from app.usecases.ports import FactsUnit
+from repositories.principals import Actor
+
+__all__ = ["ResolveSessionContext", "parse_request", "policy_input", "resolution"]
+
+
+def _violations(error: ValidationError) -> list[FieldError]:
+    # Paths and error types only: a message or input may quote what the client sent.
+    return [
+        {
+            "path": "/".join(["body", *(str(part) for part in item["loc"])]),
+            "message": f"violates '{item['type']}'",
+        }
+        for item in error.errors(include_url=False, include_context=False, include_input=False)
+    ]
+
+
+def parse_request(body: Mapping[str, Any]) -> SessionResolveRequest:
+    """The request as the shared contract: closed envelope, open context.
+
+    Raises:
+        ValidationFailed: the body breaks the contract (an unknown envelope field, a
+            malformed known provider, a URL-shaped surface key anywhere, malformed
+            params of a typed tool); the errors name paths and types, never values.
+    """
+    try:
+        return SessionResolveRequest.model_validate(body)
+    except ValidationError as error:
+        raise ValidationFailed(
+            "The request body does not match the session context contract.",
+            _violations(error),
+        ) from None
+
+
+def policy_input(
+    action: str, actor_id: str, facts: FactBundle, request: SessionResolveRequest
+) -> SessionContextInput:
+    """What the policy sees of a request: surface keys, tool names, planes, targets.
+
+    The surfaces are the distinct keys the client listed, in its order. Nothing of the
+    client's ``permissions`` provider, of any other provider or of the params is sent.
+    """
+    surface = request.context.surface()
+    listed = () if surface is None else surface.available_surfaces
+    surfaces = list(dict.fromkeys(entry.surface_key for entry in listed))
+    intents: list[IntentRef] = []
+    for intent in request.intents:
+        ref: IntentRef = {"name": intent.name, "plane": intent.plane}
+        target = intent.navigation_target()
+        if target is not None:
+            ref["target"] = target
+        intents.append(ref)
+    return {
+        "action": action,
+        "actor": actor_id,
+        "resource": resources.instance(),
+        "facts": facts,
+        "surfaces": surfaces,
+        "intents": intents,
+    }
+
+
+def resolution(request: SessionResolveRequest, verdict: SessionContextVerdict) -> dict[str, Any]:
+    """The answer body: permissions, reachable surfaces, one decision per intent.
+
+    The body is checked against the shared response contract before it leaves.
+    """
+    reachable: list[dict[str, Any]] = []
+    for surface in verdict.reachable:
+        entry: dict[str, Any] = {"surface_key": surface.surface_key}
+        if surface.required_permission is not None:
+            entry["required_permission"] = surface.required_permission
+        reachable.append(entry)
+    decisions: list[dict[str, Any]] = []
+    for intent, decided in zip(request.intents, verdict.intents, strict=True):
+        item: dict[str, Any] = {
+            "name": intent.name,
+            "plane": intent.plane,
+            "decision": decided.outcome.value,
+        }
+        if decided.reason is not None:
+            item["reason"] = decided.reason
+        decisions.append(item)
+    body = {
+        "permissions": list(verdict.permissions),
+        "reachable_surfaces": reachable,
+        "decisions": decisions,
+    }
+    SessionResolveResponse.model_validate(body)
+    return body
+
+
+class ResolveSessionContext:
+    """Answer ``resolveSessionContext`` (``session_context.resolve``, people only).
+
+    Args:
+        reader: opens a read-only unit (one statement: the caller's fact bundle).
+        policy: decides the caller and resolves the turn in one round trip.
+    """
+
+    def __init__(self, *, reader: Callable[[], FactsUnit], policy: PolicyGateway) -> None:
+        self._reader = reader
+        self._policy = policy
+
+    def __call__(self, actor: Actor, action: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The caller's real permissions, reachable surfaces and intent decisions.
+
+        Raises:
+            ValidationFailed: the body breaks the shared contract.
+            Forbidden: the caller is not an active person (reason from the policy:
+                ``subject_kind_not_allowed`` or ``inactive``).
+            OpaUnavailable: OPA cannot answer, or answers undefined or malformed.
+        """
+        request = parse_request(body)
+        with self._reader() as uow:
+            facts = uow.facts.bundle([actor.id], [])
+        verdict = self._policy.resolve_session_context(
+            policy_input(action, actor.id, facts, request)
+        )
+        if not verdict.decision.allow:
+            # Not through Authorizer: it audits every denial, and this read-only
+            # resolution is unaudited (seed 003), on an allow and on a denial alike.
+            raise decision_error(verdict.decision)
+        return resolution(request, verdict)
