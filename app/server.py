@@ -7,6 +7,7 @@ import logging
 import uvicorn
 
 from app.config import Settings
+from app.http.protocol import server_options
 from app.logs import configure_logging
 from app.main import create_app
 
@@ -25,4 +26,5 @@ def serve(settings: Settings) -> None:
         log_config=None,
         access_log=False,
         lifespan="off",
+        **server_options(settings),
     )

@@ -48,6 +48,9 @@ PROBLEM_CODES = (
     "rate_limited",
     "service_unavailable",
     "internal_error",
+    "method_not_allowed",
+    "payload_too_large",
+    "unsupported_media_type",
 )
 
 # Object schemas that are deliberately open (additionalProperties: true), by location
@@ -181,25 +184,28 @@ EXPECTED_OPERATIONS: dict[str, tuple[str, str, str, str, str]] = {
 
 # Error statuses each operation must declare (beyond these, none may be declared).
 API_ERRORS = {"401", "404", "422", "429", "503", "500"}
+# Every operation with a request body: unparsable (400), too large (413), wrong type (415).
+BODY_ERRORS = {"400", "413", "415"}
+
 EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "healthLive": {"500"},
     "healthReady": {"503", "500"},
     "listChannelMessages": API_ERRORS,
-    "postChannelMessage": API_ERRORS | {"400", "403", "409"},
+    "postChannelMessage": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "getRunContext": {"401", "403", "404", "422", "429", "503", "500"},
-    "queryTriggerHolders": API_ERRORS | {"400", "403"},
-    "explainDecision": API_ERRORS | {"400", "403"},
-    "adminCreateGrant": API_ERRORS | {"400", "403", "409"},
+    "queryTriggerHolders": API_ERRORS | BODY_ERRORS | {"403"},
+    "explainDecision": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminCreateGrant": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "adminDeleteGrant": API_ERRORS | {"403"},
-    "adminUpdatePrincipal": API_ERRORS | {"400", "403"},
-    "adminUpdateSpace": API_ERRORS | {"400", "403"},
-    "adminUpdateChannel": API_ERRORS | {"400", "403"},
-    "adminMoveThread": API_ERRORS | {"400", "403", "409"},
-    "adminCreateRun": API_ERRORS | {"400", "403", "409"},
-    "adminUpdateRun": API_ERRORS | {"400", "403", "409"},
-    "adminCreateFollowup": API_ERRORS | {"400", "403", "409"},
-    "adminUpdateFollowup": API_ERRORS | {"400", "403"},
-    "adminSetThreadSession": API_ERRORS | {"400", "403", "409"},
+    "adminUpdatePrincipal": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminUpdateSpace": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminUpdateChannel": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminMoveThread": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminCreateRun": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminUpdateRun": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminCreateFollowup": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminUpdateFollowup": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminSetThreadSession": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "adminDeleteMessage": API_ERRORS | {"403"},
 }
 
@@ -210,6 +216,8 @@ ERROR_COMPONENTS = {
     "403": "Forbidden",
     "404": "NotFound",
     "409": "Conflict",
+    "413": "PayloadTooLarge",
+    "415": "UnsupportedMediaType",
     "422": "ValidationFailed",
     "429": "TooManyRequests",
     "500": "InternalError",
