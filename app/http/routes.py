@@ -88,7 +88,13 @@ class MethodIndex:
             self._templates.append((re.compile(_template_regex(path)), tuple(sorted(methods))))
 
     def allowed(self, path: str) -> tuple[str, ...] | None:
-        """The methods declared for ``path``, or ``None`` when no template matches it."""
+        """The methods declared for ``path``, or ``None`` when no template matches it.
+
+        A path with a line feed (``%0A``) matches none: Starlette's mount pattern
+        (``.*``) cannot route it either, so it is an unknown path (404).
+        """
+        if "\n" in path:
+            return None
         for pattern, methods in self._templates:
             if pattern.fullmatch(path):
                 return methods
