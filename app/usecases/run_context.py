@@ -41,6 +41,8 @@ __all__ = ["EVALUATE_PATH", "read_run_context"]
 EVALUATE_PATH = "runcontext/evaluate"
 log = logging.getLogger("app.runcontext")
 _EMPTY = Window(items=[], has_older=False)
+_ROLES = frozenset({"user", "assistant", "other"})
+_TRUSTS = frozenset({"trigger", "authorized", "self", "unverified", "system"})
 
 
 def _plan(run: RunContextFacts) -> shaping.ContextPlan:
@@ -102,6 +104,16 @@ def _evaluate(
         for key, kind in (("readable", list), ("trigger_holders", list), ("classes", dict))
     ):
         raise OpaUnavailable("run context evaluation has the wrong shape")
+    classes = result["classes"]
+    for message in messages:
+        # A missing class, or one outside the contract, must never reach the response.
+        klass = classes.get(message.id)
+        if not (
+            isinstance(klass, dict)
+            and klass.get("role") in _ROLES
+            and klass.get("trust") in _TRUSTS
+        ):
+            raise OpaUnavailable("run context classification is outside the contract")
     return result
 
 
