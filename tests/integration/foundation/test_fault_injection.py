@@ -35,7 +35,8 @@ def opa_proxy(opa_server: OpaServer) -> Iterator[HttpFaultProxy]:
 def pg_proxy(database_url: str) -> Iterator[tuple[TcpFaultProxy, str]]:
     """A TCP fault proxy in front of this test's PostgreSQL, and the URL through it."""
     parts = urlsplit(database_url)
-    assert parts.hostname is not None and parts.port is not None
+    assert parts.hostname is not None
+    assert parts.port is not None
     proxy = TcpFaultProxy(parts.hostname, parts.port)
     netloc = f"{parts.username}@127.0.0.1:{proxy.port}"
     yield proxy, urlunsplit(parts._replace(netloc=netloc))
