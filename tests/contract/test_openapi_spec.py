@@ -707,3 +707,35 @@ def test_connexion_loads_spec_with_strict_validation(spec: dict[str, Any]) -> No
     assert extra_field.status_code in {400, 422}
     empty = client.post(messages, json={"content_md": ""}, headers=auth)
     assert empty.status_code in {400, 422}
+
+
+def test_semantic_422_rules_are_declared_on_body_operations(spec: dict[str, Any]) -> None:
+    """``x-semantic-422`` lists body paths of operations that take a body and answer 422.
+
+    The fuzzing run accepts a 422 for a schema-valid request only at these paths, so
+    each must be a real property path of the request body.
+    """
+    for _method, _path, operation in _operations(spec):
+        paths = operation.get("x-semantic-422")
+        if paths is None:
+            continue
+        operation_id = operation["operationId"]
+        assert "requestBody" in operation, operation_id
+        assert "422" in operation["responses"], operation_id
+        assert "422" in operation["description"], operation_id
+        ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        schema = _resolve(spec, {"$ref": ref})
+        for path in paths:
+            assert path.startswith("body/"), (operation_id, path)
+            node = schema
+            for part in path.split("/")[1:]:
+                node = _resolve(spec, node["properties"][part])
+            assert node, (operation_id, path)
+
+
+def test_a_401_declares_www_authenticate_bearer(spec: dict[str, Any]) -> None:
+    """RFC 6750: every 401 names the Bearer scheme."""
+    unauthorized = spec["components"]["responses"]["Unauthorized"]
+    header = _resolve(spec, unauthorized["headers"]["WWW-Authenticate"])
+    assert header["required"] is True
+    assert header["schema"]["enum"] == ["Bearer"]
