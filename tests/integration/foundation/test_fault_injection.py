@@ -69,17 +69,31 @@ def _rewrite(change: Callable[[dict[str, Any]], None]) -> Callable[[bytes], byte
     return transform
 
 
-def _drop_trigger_class(result: dict[str, Any]) -> None:
-    result["classes"].clear()
+# The transforms work whether ``classes`` is keyed by message id or a list in input
+# order, so they outlive a change of the batch's layout.
+
+
+def _class_entries(classes: Any) -> list[Any]:
+    return list(classes.values()) if isinstance(classes, dict) else list(classes)
+
+
+def _drop_a_class(result: dict[str, Any]) -> None:
+    classes = result["classes"]
+    if isinstance(classes, dict):
+        classes.pop(next(iter(classes)))
+    else:
+        classes.pop()
 
 
 def _class_not_an_object(result: dict[str, Any]) -> None:
-    for key in result["classes"]:
-        result["classes"][key] = "trigger"
+    classes = result["classes"]
+    keys = list(classes) if isinstance(classes, dict) else range(len(classes))
+    for key in keys:
+        classes[key] = "trigger"
 
 
 def _classes_not_an_object(result: dict[str, Any]) -> None:
-    result["classes"] = ["trigger"]
+    result["classes"] = "trigger"
 
 
 def _result_not_an_object(result: dict[str, Any]) -> None:
@@ -88,12 +102,12 @@ def _result_not_an_object(result: dict[str, Any]) -> None:
 
 
 def _role_outside_the_contract(result: dict[str, Any]) -> None:
-    for klass in result["classes"].values():
+    for klass in _class_entries(result["classes"]):
         klass["role"] = "admin"
 
 
 def _trust_outside_the_contract(result: dict[str, Any]) -> None:
-    for klass in result["classes"].values():
+    for klass in _class_entries(result["classes"]):
         klass["trust"] = "trusted"
 
 
@@ -103,7 +117,7 @@ def _trust_outside_the_contract(result: dict[str, Any]) -> None:
 SECOND_CALL_FAULTS = [
     pytest.param(Drop(), id="opa-stopped-mid-call"),
     pytest.param(Delay(1.0), id="opa-paused-past-its-timeout"),
-    pytest.param(Forward(transform=_rewrite(_drop_trigger_class)), id="missing-class"),
+    pytest.param(Forward(transform=_rewrite(_drop_a_class)), id="missing-class"),
     pytest.param(Forward(transform=_rewrite(_class_not_an_object)), id="class-not-an-object"),
     pytest.param(Forward(transform=_rewrite(_classes_not_an_object)), id="classes-not-an-object"),
     pytest.param(Forward(transform=_rewrite(_result_not_an_object)), id="wrong-shape"),
