@@ -1,50 +1,75 @@
 """Bearer-token authentication: identity comes only from the connection.
 
-Connexion's security hook (:func:`bearer_info`) runs on the event loop, so it does no
-I/O: it only checks that a bearer token is present. :func:`authenticate` then resolves
-the token in the request's worker thread: it hashes the token (SHA-256; tokens are
-stored hashed) and looks the hash up. A missing, unknown or revoked token is 401. No
-request field can name the actor.
+Connexion's security middleware runs right after routing and before request
+validation, so :func:`bearer_info` decides who is calling before anything reads,
+parses or validates the body: an unauthenticated request is answered 401 whatever its
+body holds. The function hashes the token (SHA-256; tokens are stored hashed) and looks
+the hash up in one SQL statement, run in a worker thread so the event loop never waits
+on the database. A missing, unknown or revoked token is 401; a database that cannot
+answer is 503. No request field can name the actor.
+
+The resolved :class:`~repositories.principals.Actor` travels in Connexion's request
+context (``token_info["actor"]``); handlers read it with :func:`current_actor`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from connexion.context import context
+from starlette.concurrency import run_in_threadpool
+
 from app.errors import Unauthenticated
+from app.services import Services, current_services
 from app.tokens import hash_token
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitOfWork
 
-__all__ = ["authenticate", "bearer_info", "bearer_token"]
+__all__ = ["actor_of", "bearer_info", "current_actor"]
 
-
-def bearer_info(token: str) -> dict[str, Any] | None:
-    """Connexion security hook: accept any non-empty token for later resolution."""
-    return {"sub": "bearer"} if token else None
+_ACTOR = "actor"
 
 
-def bearer_token(authorization: str | None) -> str:
-    """The token of an ``Authorization: Bearer <token>`` header.
-
-    Raises:
-        Unauthenticated: the header is missing or not a bearer token.
-    """
-    if not authorization:
-        raise Unauthenticated()
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthenticated()
-    return token.strip()
+def _lookup(services: Services, token_hash: str) -> Actor | None:
+    with services.reader() as uow:
+        return uow.principals.by_token_hash(token_hash)
 
 
-def authenticate(uow: UnitOfWork, authorization: str | None) -> Actor:
-    """The principal the request's bearer token belongs to.
+async def bearer_info(token: str) -> dict[str, Any] | None:
+    """Connexion security hook (``x-bearerInfoFunc``): the token's principal, or ``None``.
+
+    ``None`` makes Connexion answer 401. Connexion has already checked the scheme
+    (``Bearer``) and split the header; a blank token never reaches the database.
 
     Raises:
-        Unauthenticated: no token, or no unrevoked token with that hash.
+        sqlalchemy.exc.OperationalError: the database cannot answer (mapped to 503).
     """
-    actor = uow.principals.by_token_hash(hash_token(bearer_token(authorization)))
+    token = token.strip()
+    if not token:
+        return None
+    services = current_services()
+    actor = await run_in_threadpool(_lookup, services, hash_token(token))
+    if actor is None:
+        return None
+    return {"sub": actor.id, _ACTOR: actor}
+
+
+def actor_of(token_info: Any) -> Actor | None:
+    """The actor inside Connexion's ``token_info``, or ``None`` for a public operation."""
+    if isinstance(token_info, dict):
+        actor = token_info.get(_ACTOR)
+        if isinstance(actor, Actor):
+            return actor
+    return None
+
+
+def current_actor() -> Actor:
+    """The authenticated principal of the request being served.
+
+    Raises:
+        Unauthenticated: the operation ran without authentication (a programming
+            error in the spec: every non-public operation declares ``bearerAuth``).
+    """
+    actor = actor_of(context.get("token_info"))
     if actor is None:
         raise Unauthenticated()
     return actor

@@ -112,6 +112,39 @@ SCHEMA: tuple[Key, ...] = (
     Key("port", int, 8080, "TCP port of the HTTP server.", minimum=1),
     Key("log.level", str, "INFO", "Log level of the app logger (DEBUG, INFO, WARNING, ERROR)."),
     Key(
+        "http.max_body_bytes",
+        int,
+        1048576,
+        "Largest request body in bytes; a longer one is answered 413 payload_too_large as "
+        "soon as Content-Length or the bytes received exceed it, before it is parsed.",
+        minimum=1,
+    ),
+    Key(
+        "http.max_json_depth",
+        int,
+        32,
+        "Deepest nesting of arrays and objects in a JSON request body; deeper is 400 "
+        "invalid_request.",
+        minimum=1,
+    ),
+    Key(
+        "http.max_json_integer_digits",
+        int,
+        18,
+        "Most digits of one integer literal in a JSON request body; longer is 400 "
+        "invalid_request. 18 keeps every integer within a signed 64-bit range, which "
+        "orjson, OPA's input and PostgreSQL's bigint share.",
+        minimum=1,
+    ),
+    Key(
+        "http.max_header_bytes",
+        int,
+        65536,
+        "Largest request line plus headers in bytes, enforced by the HTTP server before "
+        "the app runs; longer is 400 invalid_request and the connection is closed.",
+        minimum=1024,
+    ),
+    Key(
         "agent.context_message_max_bytes",
         int,
         16384,

@@ -6,6 +6,9 @@ Error tree (every class carries its HTTP status and closed ``code``)::
     ├── Unauthenticated      401 unauthenticated
     ├── InvalidRequest       400 invalid_request
     ├── ValidationFailed     422 validation_failed
+    ├── MethodNotAllowed     405 method_not_allowed, with the Allow header
+    ├── PayloadTooLarge      413 payload_too_large (http.max_body_bytes)
+    ├── UnsupportedMediaType 415 unsupported_media_type (missing or non-JSON Content-Type)
     ├── NotFound             404 not_found (same body for unknown and invisible)
     ├── Forbidden            403 forbidden, with a reason code from the policy
     ├── Conflict             409 conflict
@@ -29,10 +32,13 @@ __all__ = [
     "Forbidden",
     "InternalError",
     "InvalidRequest",
+    "MethodNotAllowed",
     "NotFound",
+    "PayloadTooLarge",
     "RateLimited",
     "ServiceUnavailable",
     "Unauthenticated",
+    "UnsupportedMediaType",
     "ValidationFailed",
 ]
 
@@ -46,6 +52,9 @@ PROBLEM_CODES = (
     "rate_limited",
     "service_unavailable",
     "internal_error",
+    "method_not_allowed",
+    "payload_too_large",
+    "unsupported_media_type",
 )
 
 FieldError = dict[str, str]
@@ -72,7 +81,7 @@ class Unauthenticated(ApiError):
 
 
 class InvalidRequest(ApiError):
-    """The request cannot be parsed (malformed JSON, wrong content type)."""
+    """The request cannot be parsed (malformed JSON, too deep, an integer too long)."""
 
     status = 400
     code = "invalid_request"
@@ -89,6 +98,37 @@ class ValidationFailed(ApiError):
     def __init__(self, detail: str | None = None, errors: list[FieldError] | None = None) -> None:
         super().__init__(detail)
         self.errors = errors or []
+
+
+class MethodNotAllowed(ApiError):
+    """The path exists but the contract declares no operation for this method.
+
+    ``allow`` lists the declared methods; the answer carries them in ``Allow`` (RFC 9110).
+    """
+
+    status = 405
+    code = "method_not_allowed"
+    title = "Method not allowed"
+
+    def __init__(self, allow: tuple[str, ...]) -> None:
+        super().__init__("This path does not support the request method.")
+        self.allow = allow
+
+
+class PayloadTooLarge(ApiError):
+    """The request body is longer than ``http.max_body_bytes``; it was not read to its end."""
+
+    status = 413
+    code = "payload_too_large"
+    title = "Payload too large"
+
+
+class UnsupportedMediaType(ApiError):
+    """The body's Content-Type is missing or is not UTF-8 JSON."""
+
+    status = 415
+    code = "unsupported_media_type"
+    title = "Unsupported media type"
 
 
 class NotFound(ApiError):

@@ -2,8 +2,12 @@
 
 Log calls pass fields through ``extra=``; the formatter writes only the allow-listed
 field names below, so a stray ``extra={"content": ...}`` can never reach a sink. The
-message itself is a fixed text chosen by the code. Third-party loggers that echo
-request values (Connexion's validators) are raised to WARNING.
+message itself is a fixed text chosen by the code. Third-party records (uvicorn,
+SQLAlchemy, ...) are formatted with their arguments (``record.getMessage()``), so
+``"Started server process [%d]"`` is written with its process id; a record whose
+arguments do not fit its format is written with its bare format string. Third-party
+loggers that echo request values (Connexion's validators, uvicorn's access log) are
+raised to WARNING, and an exception is written by its type only.
 """
 
 from __future__ import annotations
@@ -40,6 +44,14 @@ ALLOWED_FIELDS = frozenset(
 )
 
 
+def _message(record: logging.LogRecord) -> str:
+    try:
+        return record.getMessage()
+    except (TypeError, ValueError):
+        # A library's malformed call must not lose the line or raise in a handler.
+        return str(record.msg)
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, correlation id, fields."""
 
@@ -49,7 +61,7 @@ class JsonFormatter(logging.Formatter):
             + f".{int(record.msecs):03d}Z",
             "level": record.levelname,
             "logger": record.name,
-            "msg": record.getMessage() if record.name.startswith("app") else record.msg,
+            "msg": _message(record),
         }
         correlation_id = current_correlation_id()
         if correlation_id:
@@ -72,3 +84,8 @@ def configure_logging(level: str = "INFO", stream: object = None) -> None:
     root.setLevel(level.upper())
     for noisy in ("connexion", "openapi_spec_validator", "uvicorn.access", "urllib3"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # SQLAlchemy logs result rows (content) at DEBUG; statements at INFO carry no
+    # values because engines hide their parameters (repositories.engine.make_engine).
+    sqlalchemy = logging.getLogger("sqlalchemy")
+    if root.level < logging.INFO:
+        sqlalchemy.setLevel(logging.INFO)

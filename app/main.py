@@ -1,10 +1,21 @@
 """The ASGI application: Connexion serving ``openapi/openapi.yaml``.
 
-Connexion routes and validates every request against the spec (strict validation:
-unknown query parameters are rejected, JSON bodies are closed by
-``additionalProperties: false``). Errors of every origin, ours, Connexion's and
-unexpected ones, leave as Problem JSON with the closed code list; an unexpected
-exception is logged by type only and answered 500 without a stack trace.
+The order of work for a request, outermost first:
+
+1. :class:`~app.http.body_limit.BodyLimitMiddleware`: whoever reads the body gets at
+   most ``http.max_body_bytes`` (413 otherwise, checked as the chunks arrive);
+2. :class:`~app.http.correlation.CorrelationMiddleware`: correlation id, access log;
+3. Connexion: routing, then security (``app.auth.bearer_info``: one SQL statement,
+   401 with ``WWW-Authenticate: Bearer``), then
+   :class:`~app.http.admission.AdmissionMiddleware` (rate limit, Content-Type, 405
+   with ``Allow``), then request validation, the first step that reads the body
+   (strict: unknown query parameters are rejected, JSON bodies are closed by
+   ``additionalProperties: false``), then the handler.
+
+Errors of every origin, ours, Connexion's and unexpected ones, leave as Problem JSON
+with the closed code list; an unexpected exception is logged by type only and
+answered 500 without a stack trace. Connexion's Swagger UI serves the interactive
+documentation at ``/ui/`` and the spec at ``/openapi.json``.
 """
 
 from __future__ import annotations
@@ -16,8 +27,11 @@ import re
 from typing import Any
 
 import connexion
+import orjson
 from connexion.exceptions import ProblemException
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
+from connexion.middleware import MiddlewarePosition
+from connexion.options import SwaggerUIOptions
 from connexion.resolver import Resolver
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -29,36 +43,60 @@ from app.errors import (
     ApiError,
     InternalError,
     InvalidRequest,
+    MethodNotAllowed,
     NotFound,
+    PayloadTooLarge,
     ServiceUnavailable,
     Unauthenticated,
+    UnsupportedMediaType,
     ValidationFailed,
 )
+from app.http.admission import AdmissionMiddleware
+from app.http.body_limit import BodyLimitMiddleware
 from app.http.correlation import CorrelationMiddleware
 from app.http.encoding import dumps
-from app.http.problem import problem_body
-from app.http.routes import SPEC_PATH, load_routes, load_spec
+from app.http.problem import problem_body, problem_headers
+from app.http.routes import SPEC_PATH, MethodIndex, load_routes, load_spec
 from app.http.validation import validator_map
 from app.opa_client import OpaError, OpaUnavailable
 from app.services import Services, build_services, services_var
 
-__all__ = ["Application", "create_app"]
+__all__ = ["SPEC_JSON_PATH", "SWAGGER_UI_PATH", "Application", "create_app"]
+
+SWAGGER_UI_PATH = "/ui"
+# Where Swagger UI (and integrators, and the fuzz test) find the contract.
+SPEC_JSON_PATH = "/openapi.json"
 
 log = logging.getLogger("app.http")
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def _function_name(operation_id: str, controller: str | None) -> str:
+    function = _CAMEL.sub("_", operation_id).lower()
+    return f"{controller}.{function}" if controller else function
 
 
 class SnakeCaseResolver(Resolver):  # type: ignore[misc]
     """Resolve camelCase operationIds to snake_case functions of the router controller."""
 
     def resolve_operation_id(self, operation: Any) -> str:
-        operation_id: str = operation.operation_id
-        controller = operation.router_controller
-        function = _CAMEL.sub("_", operation_id).lower()
-        return f"{controller}.{function}" if controller else function
+        return _function_name(operation.operation_id, operation.router_controller)
 
 
-def _as_api_error(exc: Exception) -> ApiError:
+def _operation_ids(spec: dict[str, Any]) -> dict[str, str]:
+    """The spec's operationId of each resolved handler name (Connexion routes by the latter)."""
+    names: dict[str, str] = {}
+    for item in spec.get("paths", {}).values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "operationId" in operation:
+                controller = operation.get("x-openapi-router-controller")
+                names[_function_name(operation["operationId"], controller)] = operation[
+                    "operationId"
+                ]
+    return names
+
+
+def _as_api_error(exc: Exception, methods: MethodIndex, path: str) -> ApiError:
     if isinstance(exc, ApiError):
         return exc
     if isinstance(exc, OpaUnavailable):
@@ -74,29 +112,59 @@ def _as_api_error(exc: Exception) -> ApiError:
             return Unauthenticated()
         if status == 404:
             return NotFound()
+        if status == 405:
+            return MethodNotAllowed(methods.allowed(path) or ())
+        if status == 413:
+            return PayloadTooLarge("The request body is larger than this service accepts.")
+        if status == 415:
+            return UnsupportedMediaType("The request body needs Content-Type application/json.")
         if status == 422:
             return ValidationFailed()
-        if status in (400, 405, 406, 415):
+        if status in (400, 406):
             return InvalidRequest("The request does not fit this endpoint.")
     return InternalError()
 
 
-def _error_handler(_request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
-    error = _as_api_error(exc)
-    if error.status >= 500:
-        # OPA errors name the entry point and the failure kind, never the input.
-        detail = str(exc) if isinstance(exc, OpaError) else type(exc).__name__
-        log.error("request failed", extra={"status": error.status, "error": detail})
-    headers: dict[str, str] = {}
-    retry_after = getattr(error, "retry_after", None)
-    if retry_after is not None:
-        headers["Retry-After"] = str(retry_after)
-    return ConnexionResponse(
-        status_code=error.status,
-        body=dumps(problem_body(error)),
-        content_type="application/problem+json",
-        headers=headers,
+def _error_handler(methods: MethodIndex) -> Any:
+    def handle(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
+        error = _as_api_error(exc, methods, request.url.path)
+        if error.status >= 500:
+            # OPA errors name the entry point and the failure kind, never the input.
+            detail = str(exc) if isinstance(exc, OpaError) else type(exc).__name__
+            log.error("request failed", extra={"status": error.status, "error": detail})
+        return ConnexionResponse(
+            status_code=error.status,
+            body=dumps(problem_body(error)),
+            content_type="application/problem+json",
+            headers=problem_headers(error),
+        )
+
+    return handle
+
+
+@functools.lru_cache(maxsize=1)
+def _spec_json() -> bytes:
+    return orjson.dumps(load_spec())
+
+
+async def _send_spec(scope: Scope, send: Send) -> None:
+    """The contract as written, for Swagger UI and integrators.
+
+    Served here rather than by Connexion, which serves its resolved copy: that copy
+    is cyclic where a schema refers to itself (``JsonValue``) and cannot be encoded.
+    """
+    body = _spec_json()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
     )
+    await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
 
 
 class Application:
@@ -105,9 +173,16 @@ class Application:
     def __init__(self, services: Services, connexion_app: connexion.AsyncApp) -> None:
         self.services = services
         self.connexion_app = connexion_app
-        self._asgi: ASGIApp = CorrelationMiddleware(self._with_services)
+        self._asgi: ASGIApp = BodyLimitMiddleware(
+            CorrelationMiddleware(self._with_services),
+            services.settings.integer("http.max_body_bytes"),
+        )
 
     async def _with_services(self, scope: Scope, receive: Receive, send: Send) -> None:
+        spec_request = scope["type"] == "http" and scope["path"] == SPEC_JSON_PATH
+        if spec_request and scope["method"] in ("GET", "HEAD"):
+            await _send_spec(scope, send)
+            return
         token = services_var.set(self.services)
         try:
             await self.connexion_app(scope, receive, send)
@@ -126,15 +201,24 @@ def _connexion_app(validate_responses: bool) -> connexion.AsyncApp:
     variable that :class:`Application` sets. So every app of a process (the tests
     build hundreds) shares one, and the spec is parsed and validated once.
     """
+    spec = load_spec()
+    methods = MethodIndex(spec)
     app = connexion.AsyncApp(__name__, specification_dir=str(SPEC_PATH.parent))
+    app.add_middleware(
+        AdmissionMiddleware,
+        position=MiddlewarePosition.BEFORE_VALIDATION,
+        methods=methods,
+        operation_ids=_operation_ids(spec),
+    )
     app.add_api(
-        copy.deepcopy(load_spec()),
+        copy.deepcopy(spec),
         resolver=SnakeCaseResolver(),
         strict_validation=True,
         validate_responses=validate_responses,
         validator_map=validator_map(),
-        swagger_ui_options=None,
+        swagger_ui_options=SwaggerUIOptions(swagger_ui=True, swagger_ui_path=SWAGGER_UI_PATH),
     )
+    handle = _error_handler(methods)
     for exc_class in (
         ApiError,
         ProblemException,
@@ -144,9 +228,9 @@ def _connexion_app(validate_responses: bool) -> connexion.AsyncApp:
         PoolTimeout,
         Exception,
     ):
-        app.add_error_handler(exc_class, _error_handler)
-    for status in (401, 404, 405, 406, 415):
-        app.add_error_handler(status, _error_handler)
+        app.add_error_handler(exc_class, handle)
+    for status in (401, 404, 405, 406, 413, 415):
+        app.add_error_handler(status, handle)
     return app
 
 

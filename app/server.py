@@ -3,7 +3,8 @@
 One worker process serves requests on one event loop with one GIL; several workers
 (default: one per core) let one replica use the machine. The app is stateless apart
 from connection pools and per-process rate-limit buckets, so workers need no
-coordination (see ``docs/architecture.md``, distribution).
+coordination (see ``docs/architecture.md``, distribution). The HTTP server's own
+limits and error answers come from :func:`app.http.protocol.server_options`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import uvicorn
 
 from app.config import Settings, load_settings
+from app.http.protocol import server_options
 from app.logs import configure_logging
 from app.main import Application, create_app
 
@@ -53,6 +55,7 @@ def serve(settings: Settings) -> None:
             log_config=None,
             access_log=False,
             lifespan="off",
+            **server_options(settings),
         )
         return
     uvicorn.run(
@@ -64,4 +67,5 @@ def serve(settings: Settings) -> None:
         log_config=None,
         access_log=False,
         lifespan="off",
+        **server_options(settings),
     )

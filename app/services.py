@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, event
+from sqlalchemy.engine import ExceptionContext
 
 from app.config import Settings
 from app.http.ratelimit import RateLimiter
@@ -168,8 +169,17 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
         with lock:
             services.sql_statements += 1
 
+    def _on_disconnect(context: ExceptionContext) -> None:
+        # A lost connection means the server went away: every pooled connection of both
+        # pools is dead. Start both pools afresh (connections in use finish on their
+        # own), so the first request after recovery does not fail on a stale one.
+        if context.is_disconnect:
+            for pooled in (engine, read_engine):
+                pooled.dispose(close=False)
+
     for counted in (engine, read_engine):
         event.listen(counted, "before_cursor_execute", _count)
+        event.listen(counted, "handle_error", _on_disconnect)
 
     return services
 

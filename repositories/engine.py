@@ -52,9 +52,12 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     Keyword arguments go to :func:`sqlalchemy.create_engine` unchanged. ``pool_pre_ping``
     defaults to true because the service and its tests restart PostgreSQL underneath a
     live pool; a stale connection should be replaced, not surface as an error.
+    ``hide_parameters`` defaults to true: bound values (message content, handles, token
+    hashes) never appear in SQLAlchemy's log lines or exception texts.
 
     Raises:
         sqlalchemy.exc.ArgumentError: ``url`` is not a parseable database URL.
     """
     kwargs.setdefault("pool_pre_ping", True)
+    kwargs.setdefault("hide_parameters", True)
     return create_engine(normalize_database_url(url), **kwargs)

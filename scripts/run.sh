@@ -188,9 +188,12 @@ else
 		die "port $OPA_PORT is in use: set OPA_PORT to a free port, or OPA_URL to use a running OPA"
 	fi
 	say "OPA: starting on 127.0.0.1:$OPA_PORT with policies/ (decision logs: .data/opa.log)"
+	# Emptied at each start, then written in append mode so that logrotate's
+	# copytruncate can rotate it while OPA runs (docs/reliability.md).
+	: >"$DATA/opa.log"
 	"$OPA_BIN" run --server --addr "127.0.0.1:$OPA_PORT" \
 		--config-file deploy/opa/config.yaml --ignore '*_test.rego' --watch policies \
-		>"$DATA/opa.log" 2>&1 &
+		>>"$DATA/opa.log" 2>&1 &
 	OPA_PID=$!
 	OPA_URL="http://127.0.0.1:$OPA_PORT"
 	for _ in $(seq 1 300); do

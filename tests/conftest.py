@@ -22,6 +22,7 @@ import pytest
 import uvicorn
 
 from app.config import Settings, load_settings
+from app.http.protocol import server_options
 from app.logs import configure_logging
 from app.main import Application, create_app
 from repositories.migrate import upgrade
@@ -121,10 +122,19 @@ class RunningService:
 
 
 def serve_in_thread(app: Application) -> tuple[str, Callable[[], None]]:
-    """Run ``app`` under uvicorn in a daemon thread; returns its URL and a stopper."""
+    """Run ``app`` under uvicorn in a daemon thread; returns its URL and a stopper.
+
+    The server options (protocol, head limit) are production's (``server_options``).
+    """
     port = free_port()
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="off"
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        **server_options(app.services.settings),
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

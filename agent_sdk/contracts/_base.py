@@ -21,6 +21,7 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    Field,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -32,8 +33,10 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 __all__ = [
     "IDENTIFIER_MAX_LENGTH",
     "IDENTIFIER_PATTERN",
+    "MAX_INTEGER",
     "SURFACE_KEY_MAX_LENGTH",
     "SURFACE_KEY_PATTERN",
+    "BoundedInt",
     "ClosedContract",
     "Identifier",
     "OpenContract",
@@ -99,7 +102,14 @@ SurfaceKey = Annotated[StrictStr, AfterValidator(_surface_key)]
 Identifier = Annotated[StrictStr, AfterValidator(_identifier)]
 """An opaque id (letters, digits, ``_``, ``.``, ``-``): no slash, colon or whitespace."""
 
-RouteValue = Annotated[StrictStr | StrictInt | StrictBool, AfterValidator(_route_value)]
+MAX_INTEGER = 999_999_999_999_999_999
+"""The largest integer the service accepts anywhere in a request: 18 digits, which
+fits a signed 64-bit integer (``http.max_json_integer_digits`` on the server)."""
+
+BoundedInt = Annotated[StrictInt, Field(ge=-MAX_INTEGER, le=MAX_INTEGER)]
+"""An integer within :data:`MAX_INTEGER` either way."""
+
+RouteValue = Annotated[StrictStr | BoundedInt | StrictBool, AfterValidator(_route_value)]
 """The value of a navigation parameter: an identifier, an integer or a boolean."""
 
 

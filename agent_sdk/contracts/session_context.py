@@ -35,7 +35,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import Field, PrivateAttr, StrictInt, StrictStr, ValidationError
 
-from agent_sdk.contracts._base import OpenContract, SurfaceKey, nested_error
+from agent_sdk.contracts._base import MAX_INTEGER, OpenContract, SurfaceKey, nested_error
 
 __all__ = [
     "KNOWN_PROVIDERS",
@@ -165,7 +165,7 @@ class AgentSessionContext(OpenContract):
         providers: Every provider by key, each a JSON object, kept as sent.
     """
 
-    version: StrictInt = Field(ge=1)
+    version: StrictInt = Field(ge=1, le=MAX_INTEGER)
     providers: dict[StrictStr, dict[StrictStr, Any]] = Field(max_length=MAX_PROVIDERS)
 
     _parsed: dict[str, OpenContract] = PrivateAttr(default_factory=dict)

@@ -1,15 +1,18 @@
-"""What every handler does first: find its route, authenticate, rate-limit."""
+"""What every handler does first: find its route and the authenticated actor.
+
+Authentication (``app.auth.bearer_info``) and the rate limit
+(``app.http.admission``) have already run in the middleware stack, before the body
+was read; :func:`begin` only collects their results.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from connexion import request
 from starlette.responses import Response
 
-from app.auth import authenticate
-from app.http.correlation import note_operation
+from app.auth import current_actor
 from app.http.encoding import dumps
 from app.http.routes import Route
 from app.services import Services, UseCases, current_services
@@ -38,19 +41,18 @@ class RequestContext:
 
 
 def begin(operation_id: str) -> RequestContext:
-    """Authenticate the caller and take a rate-limit token for the operation.
+    """The services, the route and the authenticated actor of the operation.
+
+    No I/O: the token was resolved by the security middleware and the rate-limit
+    token taken by the admission middleware, both before the body was read.
 
     Raises:
-        Unauthenticated: missing or unknown token.
-        RateLimited: the caller's bucket for the operation's class is empty.
+        Unauthenticated: the request carries no authenticated actor.
     """
     services = current_services()
-    route = services.routes[operation_id]
-    note_operation(operation_id)
-    with services.reader() as uow:
-        actor = authenticate(uow, request.headers.get("authorization"))
-    services.limiter.check(route.rate_class, actor.id)
-    return RequestContext(services=services, actor=actor, route=route)
+    return RequestContext(
+        services=services, actor=current_actor(), route=services.routes[operation_id]
+    )
 
 
 def json_response(body: Any, status: int = 200) -> Response:

@@ -8,6 +8,7 @@ operation up here, so a route cannot be served without both.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +16,11 @@ from typing import Any
 
 import yaml
 
-__all__ = ["SPEC_PATH", "Route", "load_routes", "load_spec"]
+__all__ = ["SPEC_PATH", "MethodIndex", "Route", "load_routes", "load_spec"]
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "openapi.yaml"
 _METHODS = ("get", "put", "post", "delete", "patch")
+_PARAMETER = re.compile(r"\{[^/{}]+\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,7 @@ class Route:
     path: str
     action: str
     rate_class: str
+    has_body: bool = False
 
 
 @functools.lru_cache(maxsize=4)
@@ -70,5 +73,47 @@ def load_routes(spec: Mapping[str, Any]) -> dict[str, Route]:
                 path=path,
                 action=operation["x-action"],
                 rate_class=operation["x-rate-limit-class"],
+                has_body="requestBody" in operation,
             )
     return routes
+
+
+class MethodIndex:
+    """The declared methods of every path template, to answer 405 with ``Allow``.
+
+    A request whose method the contract does not declare for its path gets 405
+    ``method_not_allowed`` with the declared methods (HEAD included where GET is
+    declared, since GET routes also answer HEAD); a path no template matches stays 404.
+    """
+
+    def __init__(self, spec: Mapping[str, Any]) -> None:
+        self._templates: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+        for path, item in spec.get("paths", {}).items():
+            methods = [m.upper() for m in _METHODS if m in item]
+            if "GET" in methods:
+                methods.append("HEAD")
+            self._templates.append((re.compile(_template_regex(path)), tuple(sorted(methods))))
+
+    def allowed(self, path: str) -> tuple[str, ...] | None:
+        """The methods declared for ``path``, or ``None`` when no template matches it.
+
+        A path with a line feed (``%0A``) matches none: Starlette's mount pattern
+        (``.*``) cannot route it either, so it is an unknown path (404).
+        """
+        if "\n" in path:
+            return None
+        for pattern, methods in self._templates:
+            if pattern.fullmatch(path):
+                return methods
+        return None
+
+
+def _template_regex(path: str) -> str:
+    parts: list[str] = []
+    position = 0
+    for match in _PARAMETER.finditer(path):
+        parts.append(re.escape(path[position : match.start()]))
+        parts.append("[^/]+")
+        position = match.end()
+    parts.append(re.escape(path[position:]))
+    return "".join(parts)

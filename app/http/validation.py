@@ -5,12 +5,25 @@ log the offending value (``'<content>' is too long``). Ours keep the two apart
 (400 ``invalid_request`` for a body that is not JSON, 422 ``validation_failed`` for a
 schema violation), and report only the JSON path and the failed keyword, so neither
 logs nor error bodies carry message content.
+
+They also read the contract strictly where Python's defaults are loose:
+
+* the body is parsed by :func:`app.http.safe_json.parse_json_body` (nesting depth and
+  integer length bounded, 400 instead of a ``RecursionError`` or ``ValueError``);
+* ``format: uuid`` and every ``pattern`` match the whole value: OpenAPI patterns are
+  ECMA-262, where ``$`` ends the input, while Python's ``$`` also matches before a
+  trailing newline (``"<uuid>\n"`` must not reach SQL);
+* ``format: date-time`` is RFC 3339 (``T``, seconds, ``Z`` or an offset) within what
+  PostgreSQL's ``timestamptz`` stores: year 1 or later and an offset of at most
+  15:59 either way;
+* integer query parameters are plain ASCII digits (``limit=+5``, ``limit=5_0`` or
+  Arabic-Indic digits are 422, although Python's ``int()`` takes them).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -25,8 +38,13 @@ from connexion.validators import (
     ParameterValidator,
 )
 from jsonschema import FormatChecker, ValidationError
+from jsonschema.validators import extend
+from starlette.datastructures import QueryParams
 
+from app.config import SCHEMA
 from app.errors import FieldError, InvalidRequest, ValidationFailed
+from app.http.safe_json import parse_json_body
+from app.services import services_var
 
 __all__ = ["validator_map"]
 
@@ -54,16 +72,17 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
 
     @property
     def _validator(self) -> Any:
-        return Draft4RequestValidator(self._schema, format_checker=FORMAT_CHECKER)
+        return _RequestValidator(self._schema, format_checker=FORMAT_CHECKER)
 
     async def _parse(self, stream: Any, scope: Any) -> Any:
         raw = b"".join([message async for message in stream])
         if not raw:
             return None
-        try:
-            return json.loads(raw.decode(self._encoding))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InvalidRequest("The request body is not valid JSON.") from exc
+        return parse_json_body(
+            raw,
+            max_depth=_limit("http.max_json_depth"),
+            max_integer_digits=_limit("http.max_json_integer_digits"),
+        )
 
     def _validate(self, body: Any) -> dict[str, Any] | None:
         if not self._nullable and body is None:
@@ -81,6 +100,16 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
                 [{"path": path, "message": "NUL or unpaired surrogate"} for path in unstorable],
             )
         return None
+
+
+_DEFAULTS = {key.name: key.default for key in SCHEMA}
+
+
+def _limit(name: str) -> int:
+    """A limit of the app serving this request (the default outside one, e.g. in tests)."""
+    services = services_var.get(None)
+    value: int = services.settings.integer(name) if services is not None else _DEFAULTS[name]
+    return value
 
 
 def _unstorable_strings(value: Any, path: str) -> Iterator[str]:
@@ -104,6 +133,17 @@ class ProblemParameterValidator(ParameterValidator):  # type: ignore[misc]
     """Parameter validation: 422 naming the parameter, never its value."""
 
     def validate_request(self, request: Any) -> None:
+        # The raw query: Connexion's parsed one is already coerced by int().
+        raw_query = QueryParams(request.scope.get("query_string", b""))
+        for param in self.parameters.get("query", []):
+            if param.get("schema", {}).get("type") != "integer":
+                continue
+            values = raw_query.getlist(param["name"])
+            if any(not _ASCII_INTEGER.fullmatch(value) for value in values):
+                raise ValidationFailed(
+                    "A parameter does not match the schema.",
+                    [{"path": f"query/{param['name']}", "message": "invalid value"}],
+                )
         if self.strict_validation:
             extra = self.validate_query_parameter_list(
                 request, security_params=self.security_query_params
@@ -162,21 +202,70 @@ def validator_map() -> dict[str, Any]:
     return mapping
 
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# RFC 3339 date-time; the offset hours stop at 15 because PostgreSQL refuses more.
+_DATE_TIME = re.compile(
+    r"(?P<year>[0-9]{4})-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
+    r"(?:[Zz]|[+-](?:0[0-9]|1[0-5]):[0-5][0-9])"
+)
+# Plain ASCII digits (an optional minus): what ``int()`` would also take in
+# "+5", " 5", "5_0" or non-ASCII digits is not an integer of the contract.
+_ASCII_INTEGER = re.compile(r"-?[0-9]{1,18}")
 FORMAT_CHECKER = FormatChecker()
 
 
 def _is_uuid(value: object) -> bool:
-    return not isinstance(value, str) or bool(_UUID.match(value))
+    return not isinstance(value, str) or _UUID.fullmatch(value) is not None
 
 
 def _is_date_time(value: object) -> bool:
     if isinstance(value, str):
-        if "T" not in value.upper() or not re.search(r"(Z|[+-]\d{2}:\d{2})$", value.upper()):
-            raise ValueError("date-time needs a time zone")
-        dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        match = _DATE_TIME.fullmatch(value)
+        if match is None or int(match["year"]) < 1:
+            raise ValueError("not an RFC 3339 date-time PostgreSQL can store")
+        # Calendar check (month 13, February 30, hour 24); leap seconds are refused too.
+        parsed = dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        try:
+            # The instant in UTC must lie in years 1 to 9999 too, or reading the stored
+            # value back into Python would fail.
+            parsed.astimezone(dt.UTC)
+        except OverflowError as exc:
+            raise ValueError("date-time out of range") from exc
     return True
 
 
 FORMAT_CHECKER.checks("uuid")(_is_uuid)
 FORMAT_CHECKER.checks("date-time", raises=ValueError)(_is_date_time)
+
+
+@functools.lru_cache(maxsize=256)
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled with ECMA-262's reading of ``$`` (end of input only).
+
+    Each ``$`` outside a character class and not escaped becomes ``\\Z``, so a value
+    with a trailing newline no longer matches ``^...$``.
+    """
+    out: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            out.append("\\Z")
+            continue
+        out.append(char)
+    return re.compile("".join(out))
+
+
+def _ecma_pattern(_validator: Any, pattern: str, instance: Any, _schema: Any) -> Iterator[Any]:
+    if isinstance(instance, str) and _ecma_regex(pattern).search(instance) is None:
+        yield ValidationError(f"does not match {pattern!r}")
+
+
+_RequestValidator = extend(Draft4RequestValidator, {"pattern": _ecma_pattern})

@@ -50,6 +50,9 @@ PROBLEM_CODES = (
     "rate_limited",
     "service_unavailable",
     "internal_error",
+    "method_not_allowed",
+    "payload_too_large",
+    "unsupported_media_type",
 )
 
 # Object schemas that are deliberately open (additionalProperties: true, or a schema
@@ -75,6 +78,8 @@ OPEN_BAGS = frozenset(
         "ToolParams",
         "NavigateParams/properties/params",
         "ProposeMatterWriteParams/properties/changes",
+        # Any JSON value inside those bags (integers bounded to 64 bits).
+        "JsonValue/anyOf/4",
     }
 )
 
@@ -212,27 +217,30 @@ EXPECTED_OPERATIONS: dict[str, tuple[str, str, str, str, str]] = {
 
 # Error statuses each operation must declare (beyond these, none may be declared).
 API_ERRORS = {"401", "404", "422", "429", "503", "500"}
+# Every operation with a request body: unparsable (400), too large (413), wrong type (415).
+BODY_ERRORS = {"400", "413", "415"}
+
 EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "healthLive": {"500"},
     "healthReady": {"503", "500"},
     "listChannelMessages": API_ERRORS,
-    "postChannelMessage": API_ERRORS | {"400", "403", "409"},
+    "postChannelMessage": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "getRunContext": {"401", "403", "404", "422", "429", "503", "500"},
-    "queryTriggerHolders": API_ERRORS | {"400", "403"},
-    "explainDecision": API_ERRORS | {"400", "403"},
-    "adminCreateGrant": API_ERRORS | {"400", "403", "409"},
+    "queryTriggerHolders": API_ERRORS | BODY_ERRORS | {"403"},
+    "explainDecision": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminCreateGrant": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "adminDeleteGrant": API_ERRORS | {"403"},
-    "adminUpdatePrincipal": API_ERRORS | {"400", "403"},
-    "adminUpdateSpace": API_ERRORS | {"400", "403"},
-    "adminUpdateChannel": API_ERRORS | {"400", "403"},
-    "adminMoveThread": API_ERRORS | {"400", "403", "409"},
-    "adminCreateRun": API_ERRORS | {"400", "403", "409"},
-    "adminUpdateRun": API_ERRORS | {"400", "403", "409"},
-    "adminCreateFollowup": API_ERRORS | {"400", "403", "409"},
-    "adminUpdateFollowup": API_ERRORS | {"400", "403"},
-    "adminSetThreadSession": API_ERRORS | {"400", "403", "409"},
+    "adminUpdatePrincipal": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminUpdateSpace": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminUpdateChannel": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminMoveThread": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminCreateRun": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminUpdateRun": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminCreateFollowup": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "adminUpdateFollowup": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminSetThreadSession": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "adminDeleteMessage": API_ERRORS | {"403"},
-    "resolveSessionContext": (API_ERRORS - {"404"}) | {"400", "403"},
+    "resolveSessionContext": (API_ERRORS - {"404"}) | BODY_ERRORS | {"403"},
 }
 
 # Shared error response component for each error status.
@@ -242,6 +250,8 @@ ERROR_COMPONENTS = {
     "403": "Forbidden",
     "404": "NotFound",
     "409": "Conflict",
+    "413": "PayloadTooLarge",
+    "415": "UnsupportedMediaType",
     "422": "ValidationFailed",
     "429": "TooManyRequests",
     "500": "InternalError",
@@ -536,9 +546,17 @@ def test_object_schemas_are_closed(spec: dict[str, Any]) -> None:
 
 
 def test_no_schema_is_nullable(spec: dict[str, Any]) -> None:
-    """No schema anywhere allows JSON null."""
+    """No schema allows JSON null, except a value inside a client's open request bag.
+
+    The service never sends null; a newer client may put one inside a provider it owns,
+    and that must still parse (the bag is orientation, kept raw or ignored).
+    """
     offenders = [location for location, key, _ in _walk_keys(spec) if key == "nullable"]
-    assert offenders == []
+    assert offenders == ["#/components/schemas/JsonValue/anyOf/0"]
+    responses = yaml.safe_dump(
+        [op["responses"] for _m, _p, op in _operations(spec)] + [spec["components"]["responses"]]
+    )
+    assert "JsonValue" not in responses
 
 
 def test_problem_schema(spec: dict[str, Any]) -> None:
@@ -732,3 +750,35 @@ def test_connexion_loads_spec_with_strict_validation(spec: dict[str, Any]) -> No
     assert extra_field.status_code in {400, 422}
     empty = client.post(messages, json={"content_md": ""}, headers=auth)
     assert empty.status_code in {400, 422}
+
+
+def test_semantic_422_rules_are_declared_on_body_operations(spec: dict[str, Any]) -> None:
+    """``x-semantic-422`` lists body paths of operations that take a body and answer 422.
+
+    The fuzzing run accepts a 422 for a schema-valid request only at these paths, so
+    each must be a real property path of the request body.
+    """
+    for _method, _path, operation in _operations(spec):
+        paths = operation.get("x-semantic-422")
+        if paths is None:
+            continue
+        operation_id = operation["operationId"]
+        assert "requestBody" in operation, operation_id
+        assert "422" in operation["responses"], operation_id
+        assert "422" in operation["description"], operation_id
+        ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        schema = _resolve(spec, {"$ref": ref})
+        for path in paths:
+            assert path.startswith("body/"), (operation_id, path)
+            node = schema
+            for part in path.split("/")[1:]:
+                node = _resolve(spec, node["properties"][part])
+            assert node, (operation_id, path)
+
+
+def test_a_401_declares_www_authenticate_bearer(spec: dict[str, Any]) -> None:
+    """RFC 6750: every 401 names the Bearer scheme."""
+    unauthorized = spec["components"]["responses"]["Unauthorized"]
+    header = _resolve(spec, unauthorized["headers"]["WWW-Authenticate"])
+    assert header["required"] is True
+    assert header["schema"]["enum"] == ["Bearer"]

@@ -55,6 +55,8 @@ def spec() -> dict[str, Any]:
 def request_validator(spec: dict[str, Any]) -> Any:
     """The request body schema as Connexion checks it (Draft 4, our format checker)."""
     schema = dereference(spec, spec["components"]["schemas"]["SessionResolveRequest"])
+    # Recursive references left by dereference resolve against the spec's components.
+    schema["components"] = spec["components"]
     return Draft4RequestValidator(schema, format_checker=FORMAT_CHECKER)
 
 

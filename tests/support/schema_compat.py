@@ -98,25 +98,32 @@ def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
     return spec
 
 
-def dereference(spec: dict[str, Any], node: Any) -> Any:
-    """``node`` with every local ``$ref`` inlined and only validation keywords kept."""
+def dereference(spec: dict[str, Any], node: Any, _expanding: tuple[str, ...] = ()) -> Any:
+    """``node`` with every local ``$ref`` inlined and only validation keywords kept.
+
+    A recursive schema (``JsonValue`` refers to itself) is inlined once; the inner
+    reference stays a ``{"$ref": ...}`` so that the result is finite and comparable.
+    """
     if isinstance(node, list):
-        return [dereference(spec, item) for item in node]
+        return [dereference(spec, item, _expanding) for item in node]
     if not isinstance(node, dict):
         return node
     if "$ref" in node:
+        ref = str(node["$ref"])
+        if ref in _expanding:
+            return {"$ref": ref}
         target: Any = spec
-        for part in str(node["$ref"]).removeprefix("#/").split("/"):
+        for part in ref.removeprefix("#/").split("/"):
             target = target[part]
-        return dereference(spec, target)
+        return dereference(spec, target, (*_expanding, ref))
     kept: dict[str, Any] = {}
     for key, value in node.items():
         if key not in _KEYWORDS:
             continue
         if key == "properties":
-            kept[key] = {name: dereference(spec, sub) for name, sub in value.items()}
+            kept[key] = {name: dereference(spec, sub, _expanding) for name, sub in value.items()}
         else:
-            kept[key] = dereference(spec, value)
+            kept[key] = dereference(spec, value, _expanding)
     return kept
 
 

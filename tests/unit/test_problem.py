@@ -16,10 +16,13 @@ from app.errors import (
     Forbidden,
     InternalError,
     InvalidRequest,
+    MethodNotAllowed,
     NotFound,
+    PayloadTooLarge,
     RateLimited,
     ServiceUnavailable,
     Unauthenticated,
+    UnsupportedMediaType,
     ValidationFailed,
 )
 from app.http.correlation import CorrelationMiddleware, current_correlation_id
@@ -39,6 +42,9 @@ ERRORS: list[ApiError] = [
     RateLimited(17),
     ServiceUnavailable("The policy engine cannot answer."),
     InternalError(),
+    MethodNotAllowed(("GET", "HEAD")),
+    PayloadTooLarge("The request body is larger than this service accepts."),
+    UnsupportedMediaType("The request body needs Content-Type application/json."),
 ]
 
 

@@ -103,7 +103,9 @@ def test_text_that_cannot_be_stored_is_a_validation_error(
     assert sql("SELECT count(*) FROM messages")[0][0] == before
 
 
-def test_a_run_id_that_is_not_a_uuid_is_a_validation_error(make_service: Any) -> None:
+def test_a_run_id_that_is_not_a_uuid_is_a_validation_error(
+    make_service: Any, ids: dict[str, str]
+) -> None:
     response = make_service().client("tok-lotse").get("/api/v1/runs/not-a-run/context")
 
     assert response.status_code == 422

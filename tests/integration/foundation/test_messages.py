@@ -446,7 +446,7 @@ def test_an_unknown_field_is_named_in_the_error(make_service: Any, ids: dict[str
         "/api/v1/channels/00000000-0000-0000-0000-00000000000g/messages",
     ],
 )
-def test_a_non_uuid_path_id_is_422(make_service: Any, path: str) -> None:
+def test_a_non_uuid_path_id_is_422(make_service: Any, ids: dict[str, str], path: str) -> None:
     service = make_service()
 
     response = service.client("tok-robin").get(path)
@@ -496,9 +496,9 @@ def test_a_wrong_content_type_is_rejected_as_a_problem(
         headers={"Content-Type": "text/plain"},
     )
 
-    assert response.status_code == 400
+    assert response.status_code == 415
     assert response.headers["content-type"].startswith("application/problem+json")
-    assert response.json()["code"] == "invalid_request"
+    assert response.json()["code"] == "unsupported_media_type"
 
 
 # ------------------------------------------------------------------ concurrency

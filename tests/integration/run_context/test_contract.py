@@ -189,9 +189,10 @@ def test_the_route_is_served_and_only_for_get(start_world: Start) -> None:
     # POST is not an operation of the spec, so the response cannot be validated by it.
     response = rc.client("lotse").post(path, json={}, validate=False)
 
-    assert response.status_code == 400  # the app answers a wrong method as invalid_request
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "GET, HEAD"
     assert response.headers["content-type"] == "application/problem+json"
-    assert response.json()["code"] == "invalid_request"
+    assert response.json()["code"] == "method_not_allowed"
     assert response.json()["correlation_id"] == response.headers["X-Correlation-Id"]
 
 

@@ -1,0 +1,104 @@
+"""Admission: what happens between authentication and request validation.
+
+Connexion's middleware stack runs routing, then security (``app.auth.bearer_info``),
+then request validation, which is the first step that reads the body. This middleware
+sits between security and validation, so for every routed operation it decides,
+still without reading a byte of the body:
+
+1. names the operation for the access log;
+2. takes a rate-limit token for (the operation's ``x-rate-limit-class``, the
+   authenticated principal): 429 ``rate_limited``;
+3. for operations with a request body, requires ``Content-Type: application/json``
+   (an optional ``charset=utf-8``): a missing or other type is 415
+   ``unsupported_media_type``.
+
+A request that routing matched to no operation but whose path the contract knows is
+answered 405 ``method_not_allowed`` with ``Allow`` here; an unknown path falls
+through to Connexion's 404.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.auth import actor_of
+from app.errors import MethodNotAllowed, UnsupportedMediaType
+from app.http.correlation import note_operation
+from app.http.routes import MethodIndex
+from app.services import current_services
+
+__all__ = ["AdmissionMiddleware", "check_json_content_type"]
+
+_ROUTING = "connexion_routing"
+_CONTEXT = "connexion_context"
+
+
+def check_json_content_type(content_type: str | None) -> None:
+    """Accept ``application/json`` with no charset or ``charset=utf-8`` only.
+
+    RFC 8259 makes UTF-8 the only encoding of JSON exchanged between systems; any
+    other declared charset would be decoded wrongly or not at all.
+
+    Raises:
+        UnsupportedMediaType: the header is missing, names another type, or another
+            charset.
+    """
+    if not content_type:
+        raise UnsupportedMediaType("The request body needs Content-Type application/json.")
+    media_type, *parameters = (part.strip() for part in content_type.split(";"))
+    if media_type.lower() != "application/json":
+        raise UnsupportedMediaType("The request body needs Content-Type application/json.")
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in (
+            "utf-8",
+            "utf8",
+        ):
+            raise UnsupportedMediaType("The request body must be UTF-8 JSON.")
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
+class AdmissionMiddleware:
+    """Connexion middleware at ``MiddlewarePosition.BEFORE_VALIDATION`` (see module doc)."""
+
+    def __init__(
+        self, app: ASGIApp, methods: MethodIndex, operation_ids: Mapping[str, str]
+    ) -> None:
+        self.app = app
+        self.methods = methods
+        # Connexion's routing names the resolved handler; routes are keyed by operationId.
+        self.operation_ids = operation_ids
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extensions: dict[str, Any] = scope.get("extensions", {})
+        resolved = extensions.get(_ROUTING, {}).get("operation_id")
+        if resolved is None:
+            allow = self.methods.allowed(scope.get("path", ""))
+            if allow is not None:
+                raise MethodNotAllowed(allow)
+            await self.app(scope, receive, send)
+            return
+        operation_id = self.operation_ids.get(resolved, resolved)
+        note_operation(operation_id)
+        services = current_services()
+        route = services.routes.get(operation_id)
+        if route is not None:
+            actor = actor_of(extensions.get(_CONTEXT, {}).get("token_info"))
+            if actor is not None:
+                services.limiter.check(route.rate_class, actor.id)
+            if route.has_body:
+                check_json_content_type(_header(scope, b"content-type"))
+        await self.app(scope, receive, send)

@@ -1,0 +1,67 @@
+"""A request body limit enforced while the body streams in.
+
+Neither uvicorn nor Starlette limits a request body: whoever reads it gets it whole.
+:class:`BodyLimitMiddleware` wraps ``receive`` so that whoever reads the body (in
+this app only Connexion's request validation, which runs after authentication) gets
+:class:`~app.errors.PayloadTooLarge` (413 ``payload_too_large``):
+
+* at the first read, before any chunk is taken, when ``Content-Length`` already
+  announces more than ``http.max_body_bytes``;
+* as soon as the chunks received add up to more than the limit, for a chunked body
+  or one that lies about its length.
+
+So at most the limit plus one chunk is ever held in memory. A body nobody reads (a
+401, a 404, a GET) is never pulled in at all: uvicorn stops reading from the socket
+while its small buffer is full and closes the connection after the answer.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.errors import PayloadTooLarge
+
+__all__ = ["BodyLimitMiddleware"]
+
+_TOO_LARGE = "The request body is larger than this service accepts."
+
+
+def _declared_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            text = value.decode("latin-1").strip()
+            # uvicorn's parsers reject a malformed Content-Length before the app runs.
+            return int(text) if text.isdigit() else None
+    return None
+
+
+class BodyLimitMiddleware:
+    """ASGI middleware: at most ``max_bytes`` of request body reach the app."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_bytes
+        received = 0
+        checked_length = False
+
+        async def limited_receive() -> Message:
+            nonlocal received, checked_length
+            if not checked_length:
+                checked_length = True
+                declared = _declared_length(scope)
+                if declared is not None and declared > limit:
+                    raise PayloadTooLarge(_TOO_LARGE)
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise PayloadTooLarge(_TOO_LARGE)
+            return message
+
+        await self.app(scope, limited_receive, send)

@@ -1,0 +1,132 @@
+"""Two replicas on one database and one OPA (issue 7): idempotency is shared state.
+
+Two ``python -m app serve`` processes, started as an operator would, serve the same
+PostgreSQL database and the same OPA. Concurrent posts with one
+``client_request_id`` through both store one message, and every answer names it.
+What is per replica (rate-limit buckets, pools) and what is shared (all data,
+idempotency) is described in docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from tests.integration.foundation.conftest import messages_path
+from tests.support.client import ApiClient
+from tests.support.services import REPO_ROOT, OpaServer, free_port
+
+pytestmark = pytest.mark.integration
+
+
+def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"replica exited: {log.read_text()[-2000:]}")
+        try:
+            if requests.get(f"{base_url}/readyz", timeout=1).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("replica did not become ready")
+
+
+@contextlib.contextmanager
+def _two_replicas(
+    database_url: str, opa_url: str, logs: Path, **settings: str
+) -> Iterator[list[str]]:
+    """Start two ``python -m app serve`` processes; yields their base URLs."""
+    started: list[tuple[subprocess.Popen[bytes], str, Path]] = []
+    try:
+        for n in (1, 2):
+            port = free_port()
+            log = logs / f"replica-{n}.log"
+            env = {**os.environ, "DATABASE_URL": database_url, "OPA_URL": opa_url}
+            env.update({"PORT": str(port), "HOST": "127.0.0.1", **settings})
+            with log.open("ab") as sink:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "app", "serve"],
+                    cwd=REPO_ROOT,
+                    env=env,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                )
+            started.append((process, f"http://127.0.0.1:{port}", log))
+        for process, url, log in started:
+            _wait_ready(process, url, log)
+        yield [url for _process, url, _log in started]
+    finally:
+        for process, _url, _log in started:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def replicas(
+    database_url: str, opa_server: OpaServer, ids: dict[str, str], tmp_path: Path
+) -> Iterator[list[str]]:
+    """Two app processes on this test's database and the session's OPA."""
+    with _two_replicas(
+        database_url, opa_server.url, tmp_path, RATE_LIMIT_CHAT_PER_MINUTE="0"
+    ) as urls:
+        yield urls
+
+
+def test_concurrent_posts_with_one_key_through_two_replicas_store_one_message(
+    replicas: list[str], ids: dict[str, str], sql: Any
+) -> None:
+    general = messages_path(ids["support/general"])
+    key = "two-replicas-status-note"
+    rounds = 8
+    barrier = threading.Barrier(rounds)
+    answers: list[Any] = [None] * rounds
+
+    def post(index: int) -> None:
+        client = ApiClient(replicas[index % 2], "tok-sam")
+        barrier.wait()
+        answers[index] = client.post(
+            general, json={"content_md": f"Status note, copy {index}", "client_request_id": key}
+        )
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(rounds)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    statuses = sorted(answer.status_code for answer in answers)
+    assert statuses == [200] * (rounds - 1) + [201]
+    stored = sql("SELECT id::text, content_md FROM messages WHERE client_request_id = :k", k=key)
+    assert len(stored) == 1
+    assert {answer.json()["id"] for answer in answers} == {stored[0][0]}
+    assert {answer.json()["content_md"] for answer in answers} == {stored[0][1]}
+
+
+def test_rate_limit_buckets_are_per_replica(
+    database_url: str, opa_server: OpaServer, ids: dict[str, str], tmp_path: Path
+) -> None:
+    path = f"/api/v1/runs/{ids['r1']}/context"
+    with _two_replicas(
+        database_url, opa_server.url, tmp_path, RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE="1"
+    ) as urls:
+        first = [ApiClient(url, "tok-lotse").get(path).status_code for url in urls]
+        second = [ApiClient(url, "tok-lotse").get(path).status_code for url in urls]
+
+    assert first == [200, 200]  # each replica has its own bucket
+    assert second == [429, 429]
