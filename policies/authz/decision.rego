@@ -11,7 +11,9 @@ import data.authz.admin
 import data.authz.health
 import data.authz.inspect
 import data.authz.messages
+import data.authz.runners
 import data.authz.runs
+import data.authz.workspaces
 
 # METADATA
 # title: Known actions
@@ -22,6 +24,8 @@ actions := union({
 	inspect.actions,
 	admin.actions,
 	health.actions,
+	runners.actions,
+	workspaces.actions,
 })
 
 # METADATA
@@ -40,3 +44,7 @@ decision := inspect.decision if input.action in inspect.actions
 decision := admin.decision if input.action in admin.actions
 
 decision := health.decision if input.action in health.actions
+
+decision := runners.decision if input.action in runners.actions
+
+decision := workspaces.decision if input.action in workspaces.actions
