@@ -14,9 +14,10 @@ from typing import Any
 from app.errors import Unauthenticated
 from app.tokens import hash_token
 from repositories.principals import Actor
+from repositories.runners import RunnerIdentity
 from repositories.unit_of_work import UnitOfWork
 
-__all__ = ["authenticate", "bearer_info", "bearer_token"]
+__all__ = ["authenticate", "authenticate_runner", "bearer_info", "bearer_token"]
 
 
 def bearer_info(token: str) -> dict[str, Any] | None:
@@ -48,3 +49,19 @@ def authenticate(uow: UnitOfWork, authorization: str | None) -> Actor:
     if actor is None:
         raise Unauthenticated()
     return actor
+
+
+def authenticate_runner(uow: UnitOfWork, authorization: str | None) -> RunnerIdentity:
+    """The runner the request's bearer token belongs to (runner endpoints only).
+
+    Only tokens of kind ``runner`` match, so a person's, agent's or app's token never
+    authenticates a runner endpoint, just as a runner token never authenticates a
+    principal endpoint (:func:`authenticate` joins principals only).
+
+    Raises:
+        Unauthenticated: no token, or no unrevoked runner token with that hash.
+    """
+    runner = uow.runners.by_token_hash(hash_token(bearer_token(authorization)))
+    if runner is None:
+        raise Unauthenticated()
+    return runner

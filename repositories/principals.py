@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
 
-__all__ = ["Actor", "PrincipalRepository"]
+__all__ = ["Account", "Actor", "PrincipalRepository"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +18,23 @@ class Actor:
     status: str
     is_owner: bool
 
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A principal by id with what workspace provisioning needs: owner and home channel."""
+
+    actor: Actor
+    owner_user_id: str | None
+    home_channel_id: str | None
+
+
+_BY_ID = text(
+    """
+    SELECT p.id::text AS id, p.kind AS kind, p.status AS status, p.is_owner AS is_owner,
+           p.owner_user_id::text AS owner_user_id, p.home_channel_id::text AS home_channel_id
+    FROM principals p WHERE p.id = CAST(:id AS uuid)
+    """
+)
 
 _BY_TOKEN = text(
     """
@@ -40,3 +57,15 @@ class PrincipalRepository:
         if row is None:
             return None
         return Actor(id=row[0], kind=row[1], status=row[2], is_owner=row[3])
+
+    def account(self, principal_id: str) -> Account | None:
+        """The principal with this id, its owner and home channel, or ``None``."""
+        row = self._conn.execute(_BY_ID, {"id": principal_id}).first()
+        if row is None:
+            return None
+        m = row._mapping
+        return Account(
+            actor=Actor(id=m["id"], kind=m["kind"], status=m["status"], is_owner=m["is_owner"]),
+            owner_user_id=m["owner_user_id"],
+            home_channel_id=m["home_channel_id"],
+        )

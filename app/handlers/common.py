@@ -8,14 +8,22 @@ from typing import Any
 from connexion import request
 from starlette.responses import Response
 
-from app.auth import authenticate
+from app.auth import authenticate, authenticate_runner
 from app.http.correlation import note_operation
 from app.http.encoding import dumps
 from app.http.routes import Route
 from app.services import Services, UseCases, current_services
 from repositories.principals import Actor
+from repositories.runners import RunnerIdentity
 
-__all__ = ["RequestContext", "begin", "json_response", "no_content"]
+__all__ = [
+    "RequestContext",
+    "RunnerRequestContext",
+    "begin",
+    "begin_runner",
+    "json_response",
+    "no_content",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +69,38 @@ def json_response(body: Any, status: int = 200) -> Response:
 def no_content() -> Response:
     """An empty 204 response."""
     return Response(status_code=204)
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerRequestContext:
+    """The authenticated runner, the route and the services of one runner request."""
+
+    services: Services
+    runner: RunnerIdentity
+    route: Route
+
+    @property
+    def use_cases(self) -> UseCases:
+        """The wired use cases."""
+        return self.services.use_cases
+
+    @property
+    def action(self) -> str:
+        """The action this operation is decided as (``x-action``)."""
+        return self.route.action
+
+
+def begin_runner(operation_id: str) -> RunnerRequestContext:
+    """:func:`begin` for the runner endpoints: only a runner token authenticates.
+
+    Raises:
+        Unauthenticated: missing token, or not an unrevoked runner token.
+        RateLimited: the runner's bucket for the operation's class is empty.
+    """
+    services = current_services()
+    route = services.routes[operation_id]
+    note_operation(operation_id)
+    with services.reader() as uow:
+        runner = authenticate_runner(uow, request.headers.get("authorization"))
+    services.limiter.check(route.rate_class, runner.id)
+    return RunnerRequestContext(services=services, runner=runner, route=route)

@@ -41,6 +41,9 @@ REASONS = frozenset(
         "not_self",
         "subject_kind_not_allowed",
         "unknown_action",
+        "not_enrolled",
+        "not_agent_owner",
+        "agent_inactive",
     }
 )
 
