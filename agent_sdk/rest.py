@@ -68,14 +68,18 @@ class _Base:
         timeout: float = 10.0,
         retries: int = 2,
         backoff: float = 0.2,
+        transport: httpx.BaseTransport | None = None,
     ) -> None:
+        """``transport`` replaces the pooled HTTP transport (tests pass a mock)."""
         self._retries = retries
         self._backoff = backoff
         self._client = AuthenticatedClient(
             base_url=base_url.rstrip("/"),
             token=token,
             timeout=httpx.Timeout(timeout),
-            httpx_args={"transport": httpx.HTTPTransport(retries=retries)},
+            # retries=N on the transport repeats only failed connection attempts, before
+            # anything was sent: safe for every method.
+            httpx_args={"transport": transport or httpx.HTTPTransport(retries=retries)},
             raise_on_unexpected_status=False,
         )
 
