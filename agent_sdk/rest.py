@@ -21,7 +21,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 
@@ -87,7 +87,7 @@ class _Base:
         """Close the pooled connections."""
         self._client.get_httpx_client().close()
 
-    def __enter__(self) -> _Base:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:
