@@ -28,7 +28,8 @@ PYTEST := $(PYTHON) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 stage = @printf '\n==> %s\n' "$(1)"
 
 .PHONY: help deps tools venv postgres run test policy-test config-doc-check lint \
-	format-check format typecheck pytest unit contract integration bench config-doc clean
+	format-check format typecheck pytest unit contract integration bench config-doc clean \
+	sdk-client sdk-client-check
 
 help: ## list the targets
 	@echo "make run    start PostgreSQL, OPA and the API with the demo world (see README.md)"
@@ -59,7 +60,7 @@ run: deps ## start PostgreSQL, OPA and the API with the demo world (env: PORT, D
 	$(call stage,run: scripts/run.sh)
 	@bash scripts/run.sh
 
-test: deps policy-test config-doc-check lint typecheck pytest ## every check: policies, config doc, ruff, mypy, pytest
+test: deps policy-test config-doc-check sdk-client-check lint typecheck pytest ## every check: policies, config doc, SDK client, ruff, mypy, pytest
 	@printf '\n==> make test: all checks passed\n'
 
 # --- parts of make test ---------------------------------------------------------
@@ -85,6 +86,10 @@ policy-test: tools ## opa check --strict, opa fmt, Regal lint, opa test with the
 config-doc-check: venv ## fail when docs/configuration.md is stale
 	$(call stage,config: docs/configuration.md matches the schema)
 	@$(PYTHON) -m app config-doc --check
+
+sdk-client-check: venv ## fail when agent_sdk/client differs from a fresh generation from the spec
+	$(call stage,sdk: agent_sdk/client matches openapi/openapi.yaml)
+	@$(PYTHON) scripts/generate_sdk_client.py --check
 
 lint: venv ## ruff check (and ruff format --check when RUFF_FORMAT_CHECK=1)
 	$(call stage,lint: ruff check .)
@@ -132,6 +137,9 @@ config-doc: venv ## regenerate docs/configuration.md from the configuration sche
 	@$(PYTHON) -m app config-doc >docs/configuration.md.tmp
 	@mv docs/configuration.md.tmp docs/configuration.md
 	@echo "wrote docs/configuration.md"
+
+sdk-client: venv ## regenerate agent_sdk/client from openapi/openapi.yaml (openapi-python-client)
+	@$(PYTHON) scripts/generate_sdk_client.py
 
 clean: ## remove .data (local cluster, logs) and caches; keeps .venv and .bin
 	@pidfile=.data/pg/data/postmaster.pid; \

@@ -8,8 +8,12 @@ the hash up in one SQL statement, run in a worker thread so the event loop never
 on the database. A missing, unknown or revoked token is 401; a database that cannot
 answer is 503. No request field can name the actor.
 
-The resolved :class:`~repositories.principals.Actor` travels in Connexion's request
-context (``token_info["actor"]``); handlers read it with :func:`current_actor`.
+The same lookup resolves a runner token to its runner. What the token holds travels
+in Connexion's request context (``token_info["actor"]`` or ``token_info["runner"]``);
+handlers read it with :func:`current_actor` or :func:`current_runner`, which answer 401
+when the token holds the other kind: a runner token never authenticates a principal
+endpoint, and a principal's token never authenticates a runner endpoint. The
+admission middleware enforces the same before the body is read.
 """
 
 from __future__ import annotations
@@ -22,16 +26,17 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import Unauthenticated
 from app.services import Services, current_services
 from app.tokens import hash_token
-from repositories.principals import Actor
+from repositories.principals import Actor, RunnerIdentity, TokenHolder
 
-__all__ = ["actor_of", "bearer_info", "current_actor"]
+__all__ = ["actor_of", "bearer_info", "current_actor", "current_runner", "runner_of"]
 
 _ACTOR = "actor"
+_RUNNER = "runner"
 
 
-def _lookup(services: Services, token_hash: str) -> Actor | None:
+def _lookup(services: Services, token_hash: str) -> TokenHolder | None:
     with services.reader() as uow:
-        return uow.principals.by_token_hash(token_hash)
+        return uow.principals.token_holder(token_hash)
 
 
 async def bearer_info(token: str) -> dict[str, Any] | None:
@@ -47,10 +52,12 @@ async def bearer_info(token: str) -> dict[str, Any] | None:
     if not token:
         return None
     services = current_services()
-    actor = await run_in_threadpool(_lookup, services, hash_token(token))
-    if actor is None:
-        return None
-    return {"sub": actor.id, _ACTOR: actor}
+    holder = await run_in_threadpool(_lookup, services, hash_token(token))
+    if isinstance(holder, Actor):
+        return {"sub": holder.id, _ACTOR: holder}
+    if isinstance(holder, RunnerIdentity):
+        return {"sub": holder.id, _RUNNER: holder}
+    return None
 
 
 def actor_of(token_info: Any) -> Actor | None:
@@ -62,14 +69,36 @@ def actor_of(token_info: Any) -> Actor | None:
     return None
 
 
+def runner_of(token_info: Any) -> RunnerIdentity | None:
+    """The runner inside Connexion's ``token_info``, or ``None``."""
+    if isinstance(token_info, dict):
+        runner = token_info.get(_RUNNER)
+        if isinstance(runner, RunnerIdentity):
+            return runner
+    return None
+
+
 def current_actor() -> Actor:
     """The authenticated principal of the request being served.
 
     Raises:
-        Unauthenticated: the operation ran without authentication (a programming
-            error in the spec: every non-public operation declares ``bearerAuth``).
+        Unauthenticated: the token belongs to a runner, or the operation ran without
+            authentication (a programming error in the spec: every non-public
+            operation declares ``bearerAuth``).
     """
     actor = actor_of(context.get("token_info"))
     if actor is None:
         raise Unauthenticated()
     return actor
+
+
+def current_runner() -> RunnerIdentity:
+    """The authenticated runner of the request being served (runner endpoints only).
+
+    Raises:
+        Unauthenticated: the token does not belong to a runner.
+    """
+    runner = runner_of(context.get("token_info"))
+    if runner is None:
+        raise Unauthenticated()
+    return runner

@@ -218,6 +218,15 @@ SCHEMA: tuple[Key, ...] = (
         "agent turn); 0 disables.",
         minimum=0,
     ),
+    Key(
+        "rate_limit.runner.per_minute",
+        int,
+        6000,
+        "Requests per runner and minute for the runner endpoints (enrolment, sessions, "
+        "comms relay); 0 disables. A relayed call also takes a token of the bound agent "
+        "in its messages class (rate_limit.chat.per_minute).",
+        minimum=0,
+    ),
 )
 
 _BY_NAME: dict[str, Key] = {key.name: key for key in SCHEMA}

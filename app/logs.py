@@ -40,6 +40,9 @@ ALLOWED_FIELDS = frozenset(
         "opa_calls",
         "sql_statements",
         "port",
+        "session_id",
+        "call",
+        "outcome",
     }
 )
 

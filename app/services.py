@@ -25,10 +25,13 @@ from app.policy import PolicyGateway
 from app.usecases.admin import RunAdmin
 from app.usecases.authorization import Authorizer
 from app.usecases.authz_queries import ExplainDecision, QueryTriggerHolders
+from app.usecases.comms_relay import RelayCommsCall, RelayedOperation
 from app.usecases.health import Readiness
 from app.usecases.messages import ListMessages, PostMessage
 from app.usecases.run_context import ContextLimits, ReadRunContext
+from app.usecases.runners import EnrollRunner, ReloadSession, ReportSession, StopSession
 from app.usecases.session_context import ResolveSessionContext
+from app.usecases.workspaces import ProvisionWorkspace
 from repositories import make_engine
 from repositories.audit import SqlDenialAudit
 from repositories.unit_of_work import UnitOfWork
@@ -50,6 +53,12 @@ class UseCases:
     run_admin: RunAdmin
     readiness: Readiness
     resolve_session_context: ResolveSessionContext
+    provision_workspace: ProvisionWorkspace
+    enroll_runner: EnrollRunner
+    report_session: ReportSession
+    reload_session: ReloadSession
+    stop_session: StopSession
+    relay_comms_call: RelayCommsCall
 
 
 @dataclass
@@ -109,8 +118,19 @@ def _engines(settings: Settings) -> tuple[Engine, Engine]:
     return engine_for(), engine_for(isolation_level="AUTOCOMMIT")
 
 
+def _relayed(routes: dict[str, Route], operation_id: str) -> RelayedOperation:
+    route = routes[operation_id]
+    return RelayedOperation(action=route.action, rate_class=route.rate_class)
+
+
 def _use_cases(
-    settings: Settings, engine: Engine, read_engine: Engine, policy: PolicyGateway
+    settings: Settings,
+    engine: Engine,
+    read_engine: Engine,
+    policy: PolicyGateway,
+    *,
+    limiter: RateLimiter,
+    routes: dict[str, Route],
 ) -> UseCases:
     def writer() -> UnitOfWork:
         return UnitOfWork(engine)
@@ -122,6 +142,8 @@ def _use_cases(
         policy,
         SqlDenialAudit(read_engine, window_seconds=settings.integer("audit.deny_aggregate_window")),
     )
+    list_messages = ListMessages(reader=reader, authorizer=authorizer)
+    post_message = PostMessage(writer=writer, authorizer=authorizer)
     return UseCases(
         read_run_context=ReadRunContext(
             reader=reader,
@@ -129,8 +151,8 @@ def _use_cases(
             policy=policy,
             limits=ContextLimits.from_settings(settings),
         ),
-        list_messages=ListMessages(reader=reader, authorizer=authorizer),
-        post_message=PostMessage(writer=writer, authorizer=authorizer),
+        list_messages=list_messages,
+        post_message=post_message,
         query_trigger_holders=QueryTriggerHolders(
             reader=reader, authorizer=authorizer, policy=policy
         ),
@@ -138,6 +160,22 @@ def _use_cases(
         run_admin=RunAdmin(writer=writer, authorizer=authorizer),
         readiness=Readiness(engine=engine, policy=policy),
         resolve_session_context=ResolveSessionContext(reader=reader, policy=policy),
+        provision_workspace=ProvisionWorkspace(writer=writer, authorizer=authorizer),
+        enroll_runner=EnrollRunner(writer=writer, authorizer=authorizer),
+        report_session=ReportSession(writer=writer, authorizer=authorizer),
+        reload_session=ReloadSession(reader=reader, authorizer=authorizer),
+        stop_session=StopSession(writer=writer, authorizer=authorizer),
+        # The relayed call runs through the very use cases above, as the agent account,
+        # with the action and rate-limit class of the messages API's operations.
+        relay_comms_call=RelayCommsCall(
+            reader=reader,
+            authorizer=authorizer,
+            list_messages=list_messages,
+            post_message=post_message,
+            throttle=limiter.check,
+            listing=_relayed(routes, "listChannelMessages"),
+            posting=_relayed(routes, "postChannelMessage"),
+        ),
     )
 
 
@@ -150,15 +188,16 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
         pool_size=settings.integer("opa.pool_size"),
     )
     policy = PolicyGateway(opa)
+    limiter = RateLimiter(settings)
     services = Services(
         settings=settings,
         engine=engine,
         read_engine=read_engine,
         opa=opa,
         policy=policy,
-        limiter=RateLimiter(settings),
+        limiter=limiter,
         routes=routes,
-        use_cases=_use_cases(settings, engine, read_engine, policy),
+        use_cases=_use_cases(settings, engine, read_engine, policy, limiter=limiter, routes=routes),
     )
 
     lock = threading.Lock()

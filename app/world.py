@@ -25,8 +25,9 @@ The returned mapping (also printed by the CLI) maps names to ids as strings:
 * people, agents, apps and runners by handle; groups by key; spaces by name;
 * channels by ``"space/channel"``, the main thread of a channel by
   ``"space/channel#main"``;
-* messages, grants, threads, sessions, runs and follow-ups by their ``key`` (for
-  messages, grants and follow-ups only when one is given).
+* messages, grants, threads, sessions, runs, follow-ups and runner workspaces by
+  their ``key`` (for messages, grants, follow-ups and workspaces only when one is
+  given).
 
 All these names share one namespace, so a space may not be named like a handle.
 """
@@ -465,6 +466,11 @@ class _Planner:
                     f'runner handle "{item["handle"]}"',
                 )
             )
+            for workspace_index, workspace in enumerate(item.get("workspaces", [])):
+                workspace_path = _join(path, "workspaces", workspace_index)
+                workspace["_id"] = self.new_id(workspace, workspace_path, "session_bindings")
+                if "key" in workspace:
+                    self.claim(workspace["key"], _join(workspace_path, "key"), workspace["_id"])
         for index, item in enumerate(self.section("groups")):
             path = _join("groups", index)
             group_id = self.new_id(item, path, "groups")
@@ -591,6 +597,7 @@ class _Planner:
                 }
             )
             self.token(item, path, "runner", runner_id=runner_id)
+            self.build_workspaces(item, path, runner_id)
         for index, item in enumerate(self.section("groups")):
             path = _join("groups", index)
             group_id = self.groups[item["key"]]
@@ -598,6 +605,40 @@ class _Planner:
             for member_index, handle in enumerate(item.get("members", [])):
                 member = self.principal(handle, _join(path, "members", member_index))
                 self.rows["group_members"].append({"group_id": group_id, "principal_id": member.id})
+
+    def build_workspaces(self, runner: Mapping[str, Any], path: str, runner_id: uuid.UUID) -> None:
+        """Bindings of the runner's current enrolment; bound when a session id is given."""
+        containers: dict[str, str] = {}
+        sessions: dict[str, str] = {}
+        if runner.get("workspaces") and "enrolled_at" not in runner:
+            # A binding belongs to an enrolment; a runner that never enrolled holds none.
+            raise WorldError(
+                _join(path, "workspaces"), "needs a runner that has enrolled (enrolled_at)"
+            )
+        for index, item in enumerate(runner.get("workspaces", [])):
+            workspace_path = _join(path, "workspaces", index)
+            agent = self.principal(item["agent"], _join(workspace_path, "agent"), "agent")
+            for field_name, seen in (("container_name", containers), ("session_id", sessions)):
+                if field_name not in item:
+                    continue
+                first = seen.get(item[field_name])
+                if first is not None:
+                    raise WorldError(
+                        _join(workspace_path, field_name),
+                        f"already used by this runner at {first}",
+                    )
+                seen[item[field_name]] = workspace_path
+            self.rows["session_bindings"].append(
+                {
+                    "id": item["_id"],
+                    "runner_id": runner_id,
+                    "enrollment_epoch": int(runner.get("enrollment_epoch", 0)),
+                    "container_name": item["container_name"],
+                    "session_id": item.get("session_id"),
+                    "agent_id": agent.id,
+                    "state": "bound" if "session_id" in item else "provisioned",
+                }
+            )
 
     def build_spaces(self) -> None:
         for space_index, space in enumerate(self.section("spaces")):

@@ -133,6 +133,9 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
         "email": _pattern(r"[^@\s]+@[^@\s]+\.[^@\s]+", "an e-mail address"),
         "permission": _pattern(r"[A-Za-z0-9_.:-]+", "a permission such as matters:read"),
         "token": _NON_EMPTY,
+        "runner_name": _pattern(
+            r"[A-Za-z0-9._:-]{1,128}", "1 to 128 letters, digits, '.', '_', ':' or '-'"
+        ),
         "person": _object(
             ["handle"],
             {
@@ -178,6 +181,19 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "token": _ref("token"),
                 "enrollment_epoch": _INT4,
                 "enrolled_at": _ref("datetime"),
+                "workspaces": _list_of(_ref("workspace")),
+            },
+        ),
+        # A workspace of the runner's current enrolment: its container acts as
+        # ``agent``; with ``session_id`` the container's session is bound (relayable).
+        "workspace": _object(
+            ["agent", "container_name"],
+            {
+                "id": _ref("uuid"),
+                "key": _ref("name"),
+                "agent": _ref("name"),
+                "container_name": _ref("runner_name"),
+                "session_id": _ref("runner_name"),
             },
         ),
         "group": _object(

@@ -22,6 +22,7 @@ from repositories.facts import FactsRepository
 from repositories.messages import MessageRepository
 from repositories.principals import PrincipalRepository
 from repositories.run_context import RunContextRepository
+from repositories.runners import RunnerRepository
 
 __all__ = ["UnitOfWork"]
 
@@ -42,6 +43,7 @@ class UnitOfWork:
     messages: MessageRepository
     run_context: RunContextRepository
     admin: AdminRepository
+    runners: RunnerRepository
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         """``read_only`` units need an engine created with ``isolation_level="AUTOCOMMIT"``."""
@@ -57,6 +59,7 @@ class UnitOfWork:
         self.messages = MessageRepository(self.conn)
         self.run_context = RunContextRepository(self.conn)
         self.admin = AdminRepository(self.conn)
+        self.runners = RunnerRepository(self.conn)
         return self
 
     def commit(self) -> None:

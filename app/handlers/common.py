@@ -12,13 +12,20 @@ from typing import Any
 
 from starlette.responses import Response
 
-from app.auth import current_actor
+from app.auth import current_actor, current_runner
 from app.http.encoding import dumps
 from app.http.routes import Route
 from app.services import Services, UseCases, current_services
-from repositories.principals import Actor
+from repositories.principals import Actor, RunnerIdentity
 
-__all__ = ["RequestContext", "begin", "json_response", "no_content"]
+__all__ = [
+    "RequestContext",
+    "RunnerRequestContext",
+    "begin",
+    "begin_runner",
+    "json_response",
+    "no_content",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,3 +70,37 @@ def json_response(body: Any, status: int = 200) -> Response:
 def no_content() -> Response:
     """An empty 204 response."""
     return Response(status_code=204)
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerRequestContext:
+    """The authenticated runner, the route and the services of one runner request."""
+
+    services: Services
+    runner: RunnerIdentity
+    route: Route
+
+    @property
+    def use_cases(self) -> UseCases:
+        """The wired use cases."""
+        return self.services.use_cases
+
+    @property
+    def action(self) -> str:
+        """The action this operation is decided as (``x-action``)."""
+        return self.route.action
+
+
+def begin_runner(operation_id: str) -> RunnerRequestContext:
+    """:func:`begin` for the runner endpoints: only a runner token authenticates.
+
+    No I/O, like :func:`begin`: the security middleware resolved the token and the
+    admission middleware took the runner's rate-limit token.
+
+    Raises:
+        Unauthenticated: the token does not belong to a runner.
+    """
+    services = current_services()
+    return RunnerRequestContext(
+        services=services, runner=current_runner(), route=services.routes[operation_id]
+    )

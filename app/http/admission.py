@@ -24,8 +24,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.auth import actor_of
-from app.errors import MethodNotAllowed, UnsupportedMediaType
+from app.auth import actor_of, runner_of
+from app.errors import MethodNotAllowed, Unauthenticated, UnsupportedMediaType
 from app.http.correlation import note_operation
 from app.http.routes import MethodIndex
 from app.services import current_services
@@ -96,9 +96,13 @@ class AdmissionMiddleware:
         services = current_services()
         route = services.routes.get(operation_id)
         if route is not None:
-            actor = actor_of(extensions.get(_CONTEXT, {}).get("token_info"))
-            if actor is not None:
-                services.limiter.check(route.rate_class, actor.id)
+            token_info = extensions.get(_CONTEXT, {}).get("token_info")
+            holder = runner_of(token_info) if route.for_runners else actor_of(token_info)
+            if token_info is not None and holder is None:
+                # A runner's token on a principal endpoint, or the other way round.
+                raise Unauthenticated()
+            if holder is not None:
+                services.limiter.check(route.rate_class, holder.id)
             if route.has_body:
                 check_json_content_type(_header(scope, b"content-type"))
         await self.app(scope, receive, send)

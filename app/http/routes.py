@@ -34,6 +34,14 @@ class Route:
     rate_class: str
     has_body: bool = False
 
+    @property
+    def for_runners(self) -> bool:
+        """Whether only a runner's token authenticates the operation.
+
+        The runner endpoints are exactly the operations of rate-limit class ``runner``.
+        """
+        return self.rate_class == "runner"
+
 
 @functools.lru_cache(maxsize=4)
 def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:

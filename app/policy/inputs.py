@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 __all__ = [
+    "AgentResource",
     "AuthorRef",
+    "BindingResource",
     "CandidateThread",
     "ChannelFacts",
     "ChannelResource",
@@ -25,6 +27,8 @@ __all__ = [
     "RunContextInput",
     "RunRef",
     "RunResource",
+    "RunnerFacts",
+    "RunnerResource",
     "SessionContextInput",
     "SpaceFacts",
     "ThreadPosition",
@@ -73,14 +77,25 @@ class GrantFacts(TypedDict):
     expires_at: NotRequired[str]
 
 
+class RunnerFacts(TypedDict):
+    """A runner as the runner decisions see it: enrolled or not, and in which epoch."""
+
+    enrolled: bool
+    enrollment_epoch: int
+
+
 class FactBundle(TypedDict):
-    """The common fact bundle ``input.facts`` (built in one SQL statement)."""
+    """The common fact bundle ``input.facts`` (built in one SQL statement).
+
+    ``runners`` is present only in the decisions of runner actions, keyed by runner id.
+    """
 
     now: str
     principals: dict[str, PrincipalFacts]
     channels: dict[str, ChannelFacts]
     spaces: dict[str, SpaceFacts]
     grants: list[GrantFacts]
+    runners: NotRequired[dict[str, RunnerFacts]]
 
 
 class ChannelResource(TypedDict):
@@ -106,7 +121,43 @@ class InstanceResource(TypedDict):
     kind: Literal["instance"]
 
 
-Resource = ChannelResource | RunResource | InstanceResource
+class RunnerResource(TypedDict):
+    """A runner as the resource of ``runner.enroll``."""
+
+    kind: Literal["runner"]
+    id: str
+
+
+class BindingResource(TypedDict):
+    """A workspace binding as the resource of ``runner.session.*`` and ``runner.comms.relay``.
+
+    Only ``kind`` is present when the runner named no binding it holds (unknown
+    container or session): the policy answers 404 for it like for a foreign or stale one.
+    """
+
+    kind: Literal["binding"]
+    runner_id: NotRequired[str]
+    enrollment_epoch: NotRequired[int]
+    state: NotRequired[str]
+    agent_id: NotRequired[str]
+
+
+class AgentResource(TypedDict):
+    """An agent as the resource of ``agent.workspace.provision``; ``owner_id`` if it has one."""
+
+    kind: Literal["agent"]
+    id: str
+    owner_id: NotRequired[str]
+
+
+Resource = (
+    ChannelResource
+    | RunResource
+    | InstanceResource
+    | RunnerResource
+    | BindingResource
+    | AgentResource
+)
 
 
 class DecisionInput(TypedDict):

@@ -7,9 +7,16 @@ build resources only here.
 
 from __future__ import annotations
 
-from app.policy.inputs import ChannelResource, InstanceResource, RunResource
+from app.policy.inputs import (
+    AgentResource,
+    BindingResource,
+    ChannelResource,
+    InstanceResource,
+    RunnerResource,
+    RunResource,
+)
 
-__all__ = ["channel", "instance", "run"]
+__all__ = ["agent", "binding", "channel", "instance", "no_binding", "run", "runner"]
 
 
 def channel(channel_id: str) -> ChannelResource:
@@ -31,3 +38,32 @@ def run(run_id: str, *, agent_id: str, channel_id: str, state: str) -> RunResour
         "channel_id": channel_id,
         "state": state,
     }
+
+
+def runner(runner_id: str) -> RunnerResource:
+    """A runner: the resource of ``runner.enroll``."""
+    return {"kind": "runner", "id": runner_id}
+
+
+def binding(*, runner_id: str, enrollment_epoch: int, state: str, agent_id: str) -> BindingResource:
+    """A workspace binding: the resource of ``runner.session.*`` and ``runner.comms.relay``."""
+    return {
+        "kind": "binding",
+        "runner_id": runner_id,
+        "enrollment_epoch": enrollment_epoch,
+        "state": state,
+        "agent_id": agent_id,
+    }
+
+
+def no_binding() -> BindingResource:
+    """The resource of a runner call naming no binding the runner holds (decided 404)."""
+    return {"kind": "binding"}
+
+
+def agent(agent_id: str, *, owner_id: str | None) -> AgentResource:
+    """An agent: the resource of ``agent.workspace.provision``."""
+    resource: AgentResource = {"kind": "agent", "id": agent_id}
+    if owner_id is not None:
+        resource["owner_id"] = owner_id
+    return resource

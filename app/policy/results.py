@@ -49,6 +49,9 @@ REASONS = frozenset(
         "subject_kind_not_allowed",
         "unknown_action",
         "inactive",
+        "not_enrolled",
+        "not_agent_owner",
+        "agent_inactive",
     }
 )
 

@@ -13,9 +13,16 @@ from typing import Protocol
 from app.errors import ApiError, Forbidden, NotFound
 from app.policy import Decision, PolicyGateway
 from app.policy.inputs import FactBundle, Resource
-from repositories.principals import Actor
 
-__all__ = ["Authorizer", "DenialAudit", "decision_error"]
+__all__ = ["Authorizer", "DenialAudit", "Subject", "decision_error"]
+
+
+class Subject(Protocol):
+    """Whoever asks: a principal (:class:`Actor`) or a runner; only the id is decided on."""
+
+    @property
+    def id(self) -> str:
+        """The id sent to the policy as ``input.actor`` and written to audit rows."""
 
 
 class DenialAudit(Protocol):
@@ -45,7 +52,9 @@ class Authorizer:
         self.policy = policy
         self._audit = audit
 
-    def decide(self, actor: Actor, action: str, resource: Resource, facts: FactBundle) -> Decision:
+    def decide(
+        self, actor: Subject, action: str, resource: Resource, facts: FactBundle
+    ) -> Decision:
         """The decision for ``action`` on ``resource``; a denial is audited first.
 
         For callers that report a denial in-band instead of raising (the runner relay).
@@ -65,7 +74,9 @@ class Authorizer:
             )
         return decision
 
-    def require(self, actor: Actor, action: str, resource: Resource, facts: FactBundle) -> Decision:
+    def require(
+        self, actor: Subject, action: str, resource: Resource, facts: FactBundle
+    ) -> Decision:
         """Decide ``action`` on ``resource`` for ``actor``; raise unless allowed.
 
         Every denial is audited (aggregated); an allow writes nothing.

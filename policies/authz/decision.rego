@@ -11,8 +11,10 @@ import data.authz.admin
 import data.authz.health
 import data.authz.inspect
 import data.authz.messages
+import data.authz.runners
 import data.authz.runs
 import data.authz.sessioncontext
+import data.authz.workspaces
 
 # METADATA
 # title: Known actions
@@ -24,6 +26,8 @@ actions := union({
 	admin.actions,
 	health.actions,
 	sessioncontext.actions,
+	runners.actions,
+	workspaces.actions,
 })
 
 # METADATA
@@ -44,3 +48,6 @@ decision := admin.decision if input.action in admin.actions
 decision := health.decision if input.action in health.actions
 
 decision := sessioncontext.decision if input.action in sessioncontext.actions
+decision := runners.decision if input.action in runners.actions
+
+decision := workspaces.decision if input.action in workspaces.actions

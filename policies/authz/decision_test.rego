@@ -6,8 +6,10 @@ import data.authz.health
 import data.authz.inspect
 import data.authz.messages
 import data.authz.results
+import data.authz.runners
 import data.authz.runs
 import data.authz.sessioncontext
+import data.authz.workspaces
 
 _unknown_action := {"allow": false, "reason": "unknown_action", "status": 403}
 
@@ -46,6 +48,9 @@ test_actions_are_every_known_action if {
 		"admin.runs.create", "admin.runs.update", "admin.followups.create",
 		"admin.followups.update", "admin.sessions.set", "admin.messages.delete",
 		"session_context.resolve",
+		"runner.enroll", "runner.session.bind", "runner.session.reload",
+		"runner.session.stop", "runner.comms.relay",
+		"agent.workspace.provision",
 	}
 }
 
@@ -53,6 +58,7 @@ test_action_sets_are_disjoint if {
 	action_sets := [
 		messages.actions, runs.actions, inspect.actions, admin.actions, health.actions,
 		sessioncontext.actions,
+		runners.actions, workspaces.actions,
 	]
 	sum([count(action_set) | some action_set in action_sets]) == count(authz.actions)
 }

@@ -37,7 +37,7 @@ SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "openapi.yaml"
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
 RATE_LIMIT_CLASSES = frozenset(
-    {"agent_runtime", "chat", "admin", "authz", "health", "session_context"}
+    {"agent_runtime", "chat", "admin", "authz", "health", "session_context", "runner"}
 )
 
 PROBLEM_CODES = (
@@ -213,6 +213,48 @@ EXPECTED_OPERATIONS: dict[str, tuple[str, str, str, str, str]] = {
         "session_context.resolve",
         "session_context",
     ),
+    "provisionWorkspace": (
+        "post",
+        "/api/v1/agents/{agent_id}/workspaces",
+        "app.handlers.workspaces",
+        "agent.workspace.provision",
+        "admin",
+    ),
+    "runnerEnroll": (
+        "post",
+        "/api/v1/runner/enroll",
+        "app.handlers.runner",
+        "runner.enroll",
+        "runner",
+    ),
+    "runnerSessionStarted": (
+        "post",
+        "/api/v1/runner/sessions",
+        "app.handlers.runner",
+        "runner.session.bind",
+        "runner",
+    ),
+    "runnerSessionReload": (
+        "post",
+        "/api/v1/runner/sessions/{session_id}/reload",
+        "app.handlers.runner",
+        "runner.session.reload",
+        "runner",
+    ),
+    "runnerSessionStop": (
+        "delete",
+        "/api/v1/runner/sessions/{session_id}",
+        "app.handlers.runner",
+        "runner.session.stop",
+        "runner",
+    ),
+    "relayCommsCall": (
+        "post",
+        "/api/v1/runner/comms:relay",
+        "app.handlers.runner",
+        "runner.comms.relay",
+        "runner",
+    ),
 }
 
 # Error statuses each operation must declare (beyond these, none may be declared).
@@ -241,6 +283,12 @@ EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "adminSetThreadSession": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "adminDeleteMessage": API_ERRORS | {"403"},
     "resolveSessionContext": (API_ERRORS - {"404"}) | BODY_ERRORS | {"403"},
+    "provisionWorkspace": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "runnerEnroll": {"401", "403", "429", "503", "500"},
+    "runnerSessionStarted": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "runnerSessionReload": API_ERRORS | {"403"},
+    "runnerSessionStop": API_ERRORS | {"403"},
+    "relayCommsCall": API_ERRORS | BODY_ERRORS | {"403"},
 }
 
 # Shared error response component for each error status.

@@ -83,6 +83,7 @@ def test_demo_world_loads_and_maps_every_handle_and_key(
         "g-alex-support", "g-sam-general", "g-writer-general", "g-texter-general",
         "g-texter-marketing",
         "t1", "s1", "r1",
+        "w-lotse",
     }  # fmt: skip
     principals: dict[str, str] = {
         row.handle: row.id for row in conn.execute(text("SELECT handle, id::text FROM principals"))

@@ -18,6 +18,9 @@ reasons := {
 	"subject_kind_not_allowed",
 	"unknown_action",
 	"inactive",
+	"not_enrolled",
+	"not_agent_owner",
+	"agent_inactive",
 }
 
 # METADATA
@@ -65,3 +68,18 @@ unknown_action := _deny("unknown_action", 403)
 inactive := _deny("inactive", 403)
 
 _deny(reason, status) := {"allow": false, "reason": reason, "status": status}
+
+# METADATA
+# title: Not enrolled
+# description: A runner that has not enrolled asks for anything but enrolment.
+not_enrolled := _deny("not_enrolled", 403)
+
+# METADATA
+# title: Not the agent's owner
+# description: A person who neither owns the agent nor is an instance owner.
+not_agent_owner := _deny("not_agent_owner", 403)
+
+# METADATA
+# title: Agent inactive
+# description: The agent of the request is not active.
+agent_inactive := _deny("agent_inactive", 403)

@@ -13,6 +13,9 @@ test_reasons_are_the_closed_list if {
 		"subject_kind_not_allowed",
 		"unknown_action",
 		"inactive",
+		"not_enrolled",
+		"not_agent_owner",
+		"agent_inactive",
 	}
 }
 
@@ -26,4 +29,7 @@ test_decision_objects if {
 	results.subject_kind_not_allowed == {"allow": false, "reason": "subject_kind_not_allowed", "status": 403}
 	results.unknown_action == {"allow": false, "reason": "unknown_action", "status": 403}
 	results.inactive == {"allow": false, "reason": "inactive", "status": 403}
+	results.not_enrolled == {"allow": false, "reason": "not_enrolled", "status": 403}
+	results.not_agent_owner == {"allow": false, "reason": "not_agent_owner", "status": 403}
+	results.agent_inactive == {"allow": false, "reason": "agent_inactive", "status": 403}
 }

@@ -44,6 +44,16 @@ MAX_EXAMPLES = 100
 OWNER_TOKEN = "tok-robin"
 AGENT_TOKEN = "tok-lotse"
 AGENT_CLASS = "agent_runtime"
+RUNNER_TOKEN = "tok-runner-1"
+RUNNER_CLASS = "runner"
+# Parameters whose name does not lead to their table by the ``<x>_id`` -> ``<x>s`` rule.
+SOURCES = {
+    "agent_id": "SELECT id::text FROM principals WHERE kind = 'agent' ORDER BY id LIMIT 8",
+    "session_id": (
+        "SELECT session_id FROM session_bindings WHERE session_id IS NOT NULL "
+        "ORDER BY session_id LIMIT 8"
+    ),
+}
 # Principals whose tokens drive the run: disabling them would silence the rest of it.
 DRIVERS = ("robin", "lotse")
 
@@ -89,12 +99,18 @@ def _config(sql: Any, spec: dict[str, Any]) -> dict[str, Any]:
     parameters: dict[str, Any] = {}
     for location, names in (("path", path_names), ("body", body_names)):
         for name in sorted(names):
-            table = _table_for(name, tables)
-            if table is None:
-                assert location == "body", f"no table for path parameter {name}"
-                continue
-            skip = "WHERE handle NOT IN :drivers" if table == "principals" else ""
-            rows = sql(f"SELECT id::text FROM {table} {skip} ORDER BY id LIMIT 8", drivers=DRIVERS)
+            if name in SOURCES:
+                table, rows = name, sql(SOURCES[name])
+            else:
+                found = _table_for(name, tables)
+                if found is None:
+                    assert location == "body", f"no table for path parameter {name}"
+                    continue
+                table = found
+                skip = "WHERE handle NOT IN :drivers" if table == "principals" else ""
+                rows = sql(
+                    f"SELECT id::text FROM {table} {skip} ORDER BY id LIMIT 8", drivers=DRIVERS
+                )
             if not rows:
                 continue  # the world has none: generated ids (404) are all there is
             dictionaries[table] = {"values": [row[0] for row in rows]}
@@ -102,14 +118,15 @@ def _config(sql: Any, spec: dict[str, Any]) -> dict[str, Any]:
                 "dictionary": table,
                 "probability": 1.0 if location == "path" else 0.5,
             }
+    tokens = {AGENT_CLASS: AGENT_TOKEN, RUNNER_CLASS: RUNNER_TOKEN}
     agent_operations = [
         {
             "include-operation-id": operation["operationId"],
-            "headers": {"Authorization": f"Bearer {AGENT_TOKEN}"},
+            "headers": {"Authorization": f"Bearer {tokens[operation['x-rate-limit-class']]}"},
         }
         for item in spec["paths"].values()
         for operation in item.values()
-        if isinstance(operation, dict) and operation.get("x-rate-limit-class") == AGENT_CLASS
+        if isinstance(operation, dict) and operation.get("x-rate-limit-class") in tokens
     ]
     return {
         "seed": SEED,

@@ -54,7 +54,10 @@ def _two_replicas(
             port = free_port()
             log = logs / f"replica-{n}.log"
             env = {**os.environ, "DATABASE_URL": database_url, "OPA_URL": opa_url}
-            env.update({"PORT": str(port), "HOST": "127.0.0.1", **settings})
+            # One worker per replica: each worker process has buckets of its own, and
+            # this test is about what replicas share.
+            env.update({"PORT": str(port), "HOST": "127.0.0.1", "SERVER_WORKERS": "1"})
+            env.update(settings)
             with log.open("ab") as sink:
                 process = subprocess.Popen(
                     [sys.executable, "-m", "app", "serve"],

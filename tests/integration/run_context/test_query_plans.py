@@ -120,7 +120,7 @@ def test_a_context_read_of_a_100000_message_thread_uses_only_index_scans_on_larg
     # Token lookup; run with the actor's facts; trigger, windows and follow-ups; the
     # authors' facts. Each statement was prepared on the connection's first use.
     assert [sql.split("(")[0] for sql, _ in executed] == [
-        "EXECUTE principal_by_token_hash",
+        "EXECUTE token_holder",
         "EXECUTE run_context_load",
         "EXECUTE run_context_candidates",
         "EXECUTE fact_bundle",

@@ -1,0 +1,160 @@
+"""The runner relay: one agent comms call executed as the bound agent account.
+
+Flow of ``POST /api/v1/runner/comms:relay``:
+
+1. The runner is authenticated by its runner token (the handler's ``begin_runner``).
+2. The runner's binding of ``session_id`` is read with the agent account it resolves
+   to. A binding whose agent id names no principal is a broken row: 500, never
+   another identity and never an in-band answer.
+3. ``runner.comms.relay`` is decided in Rego: the caller is an enrolled runner and the
+   binding is its own, of its current enrolment, bound, to an active agent. Otherwise
+   the request ends with Problem JSON (unknown, stopped, stale and foreign sessions
+   answer the same 404). Denials are audited.
+4. The call runs through **the same use cases as the messages API**
+   (:class:`~app.usecases.messages.ListMessages`, :class:`~app.usecases.messages.PostMessage`)
+   with the agent account as the actor, the same actions (``x-action`` of
+   ``listChannelMessages`` / ``postChannelMessage``) and the same rate-limit class, so
+   authorization, denial auditing, idempotency and ordering are a person's. An absent
+   ``channel_id`` means the agent's home channel.
+5. Whatever that call decides (404, 403 with reason, 409, 422, 429) comes back in-band
+   with 200 as ``{"call_id", "error": {"code", "message", "reason"?}}``; source
+   errors (OPA, PostgreSQL, internal) end the request as for any other (503/500).
+
+The relay logs the session id, the call kind and the outcome code, never content.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.domain.comms import ListCall, PostCall, call_error, parse_call
+from app.errors import ApiError, InternalError, NotFound
+from app.usecases.authorization import Authorizer
+from app.usecases.messages import ListMessages, PostMessage
+from app.usecases.runners import binding_resource, runner_facts
+from repositories.principals import Actor, RunnerIdentity
+from repositories.runners import Binding
+from repositories.unit_of_work import UnitOfWork
+
+__all__ = ["RelayCommsCall", "RelayedOperation"]
+
+log = logging.getLogger("app.relay")
+
+UnitFactory = Callable[[], UnitOfWork]
+Throttle = Callable[[str, str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RelayedOperation:
+    """The action and rate-limit class a person's call of the same kind is decided as."""
+
+    action: str
+    rate_class: str
+
+
+class RelayCommsCall:
+    """``runner.comms.relay`` and the relayed call.
+
+    Args:
+        reader: opens a read-only unit (binding lookup and runner facts).
+        authorizer: decides ``runner.comms.relay`` and audits denials.
+        list_messages: the messages API's listing use case.
+        post_message: the messages API's posting use case.
+        throttle: the rate limiter's check (raises ``RateLimited``).
+        listing: action and rate class of ``listChannelMessages``.
+        posting: action and rate class of ``postChannelMessage``.
+    """
+
+    def __init__(
+        self,
+        *,
+        reader: UnitFactory,
+        authorizer: Authorizer,
+        list_messages: ListMessages,
+        post_message: PostMessage,
+        throttle: Throttle,
+        listing: RelayedOperation,
+        posting: RelayedOperation,
+    ) -> None:
+        self._reader = reader
+        self._authorizer = authorizer
+        self._list = list_messages
+        self._post = post_message
+        self._throttle = throttle
+        self._listing = listing
+        self._posting = posting
+
+    def __call__(
+        self, runner: RunnerIdentity, action: str, session_id: str, call: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Resolve the session's agent account and run the call as that account.
+
+        Returns ``{"call_id", "post_message": {...}}``, ``{"call_id", "list_messages":
+        {...}}`` or ``{"call_id", "error": {...}}``.
+
+        Raises:
+            NotFound: unknown, stopped, stale or another runner's session, or an agent
+                that is not active (decided in Rego).
+            Forbidden: the caller is not an enrolled runner.
+            InternalError: the binding resolves to no account.
+            OpaUnavailable: the policy engine cannot answer.
+        """
+        kind = "post_message" if "post_message" in call else "list_messages"
+        with self._reader() as uow:
+            binding = uow.runners.by_session(runner.id, session_id)
+            agent = _account(binding, session_id)
+            facts = runner_facts(uow, runner, [] if binding is None else [binding.agent_id])
+        self._authorizer.require(runner, action, binding_resource(binding), facts)
+        if binding is None or agent is None:  # allowed only for a resolvable binding
+            raise InternalError()
+        call_id = str(call["call_id"])
+        try:
+            result = self._run(agent, binding, parse_call(call))
+        except ApiError as error:
+            if error.status >= 500:
+                raise
+            log.info(
+                "comms relay",
+                extra={"session_id": session_id, "call": kind, "outcome": error.code},
+            )
+            return {"call_id": call_id, "error": call_error(error)}
+        log.info("comms relay", extra={"session_id": session_id, "call": kind, "outcome": "ok"})
+        return {"call_id": call_id, kind: result}
+
+    def _run(self, agent: Actor, binding: Binding, call: PostCall | ListCall) -> dict[str, Any]:
+        channel_id = call.channel_id if call.channel_id is not None else binding.home_channel_id
+        if channel_id is None:
+            # An agent without a home channel: the same answer as an unknown channel.
+            raise NotFound()
+        if isinstance(call, PostCall):
+            self._throttle(self._posting.rate_class, agent.id)
+            body: dict[str, Any] = {
+                "content_md": call.content_md,
+                "client_request_id": call.client_request_id,
+            }
+            if call.parent_message_id is not None:
+                body["parent_message_id"] = call.parent_message_id
+            posted = self._post(agent, self._posting.action, channel_id, body)
+            return {"message": posted.message, "replayed": not posted.created}
+        self._throttle(self._listing.rate_class, agent.id)
+        return self._list(
+            agent,
+            self._listing.action,
+            channel_id,
+            limit=call.limit,
+            before_message_id=call.before_message_id,
+            parent_message_id=None,
+        )
+
+
+def _account(binding: Binding | None, session_id: str) -> Actor | None:
+    """The binding's account; a binding without one fails closed (500), never falls back."""
+    if binding is None:
+        return None
+    if not binding.agent_id or binding.account is None:
+        log.error("binding without account", extra={"session_id": session_id})
+        raise InternalError()
+    return binding.account

@@ -1,0 +1,147 @@
+package authz.runners_test
+
+_allowed := {"allow": true, "reason": "allowed", "status": 200}
+
+_not_found := {"allow": false, "reason": "not_found", "status": 404}
+
+_not_enrolled := {"allow": false, "reason": "not_enrolled", "status": 403}
+
+_wrong_kind := {"allow": false, "reason": "subject_kind_not_allowed", "status": 403}
+
+_agent(status) := {"kind": "agent", "status": status, "is_owner": false, "groups": [], "permissions": []}
+
+_facts := {
+	"now": "2026-11-29T12:00:00Z",
+	"principals": {
+		"lotse": _agent("active"),
+		"alex": {"kind": "user", "status": "active", "is_owner": true, "groups": [], "permissions": []},
+	},
+	"channels": {},
+	"spaces": {},
+	"grants": [],
+	"runners": {
+		"runner-a": {"enrolled": true, "enrollment_epoch": 3},
+		"runner-b": {"enrolled": true, "enrollment_epoch": 1},
+		"runner-new": {"enrolled": false, "enrollment_epoch": 0},
+	},
+}
+
+_binding := {
+	"kind": "binding",
+	"runner_id": "runner-a",
+	"enrollment_epoch": 3,
+	"state": "bound",
+	"agent_id": "lotse",
+}
+
+_request(action, actor, overrides) := {
+	"action": action,
+	"actor": actor,
+	"resource": object.union(_binding, overrides),
+	"facts": _facts,
+}
+
+_relay(overrides) := _request("runner.comms.relay", "runner-a", overrides)
+
+test_enrol_allowed_for_a_runner if {
+	data.authz.decision == _allowed with input as {
+		"action": "runner.enroll",
+		"actor": "runner-new",
+		"resource": {"kind": "runner", "id": "runner-new"},
+		"facts": _facts,
+	}
+}
+
+test_enrol_denied_for_a_principal if {
+	data.authz.decision == _wrong_kind with input as {
+		"action": "runner.enroll",
+		"actor": "alex",
+		"resource": {"kind": "runner", "id": "alex"},
+		"facts": _facts,
+	}
+}
+
+test_relay_allowed_through_own_current_bound_binding if {
+	data.authz.decision == _allowed with input as _relay({})
+}
+
+test_relay_denied_for_a_principal_even_an_owner if {
+	data.authz.decision == _wrong_kind with input as _request("runner.comms.relay", "alex", {})
+}
+
+test_relay_denied_without_runner_facts if {
+	data.authz.decision == _wrong_kind with input as object.remove(_relay({}), ["facts"])
+}
+
+test_relay_not_enrolled if {
+	request := _request("runner.comms.relay", "runner-new", {"runner_id": "runner-new", "enrollment_epoch": 0})
+	data.authz.decision == _not_enrolled with input as request
+}
+
+test_relay_unknown_session_not_found if {
+	unknown := object.union(object.remove(_relay({}), ["resource"]), {"resource": {"kind": "binding"}})
+	data.authz.decision == _not_found with input as unknown
+}
+
+test_relay_another_runners_binding_not_found if {
+	data.authz.decision == _not_found with input as _request("runner.comms.relay", "runner-b", {})
+}
+
+test_relay_stale_enrolment_not_found if {
+	data.authz.decision == _not_found with input as _relay({"enrollment_epoch": 2})
+}
+
+test_relay_provisioned_but_unbound_not_found if {
+	data.authz.decision == _not_found with input as _relay({"state": "provisioned"})
+}
+
+test_relay_stopped_not_found if {
+	data.authz.decision == _not_found with input as _relay({"state": "stopped"})
+}
+
+test_relay_disabled_agent_not_found if {
+	request := object.union(_relay({}), {"facts": {"principals": {"lotse": _agent("disabled")}}})
+	data.authz.decision == _not_found with input as request
+}
+
+test_relay_account_that_is_not_an_agent_not_found if {
+	data.authz.decision == _not_found with input as _relay({"agent_id": "alex"})
+}
+
+test_relay_unknown_account_not_found if {
+	data.authz.decision == _not_found with input as _relay({"agent_id": "ghost"})
+}
+
+test_relay_wrong_resource_kind_not_found if {
+	data.authz.decision == _not_found with input as _relay({"kind": "channel"})
+}
+
+test_bind_allowed_for_provisioned_and_bound if {
+	every state in {"provisioned", "bound"} {
+		data.authz.decision == _allowed with input as _request("runner.session.bind", "runner-a", {"state": state})
+	}
+}
+
+test_bind_other_runner_not_found if {
+	data.authz.decision == _not_found with input as _request("runner.session.bind", "runner-b", {"state": "provisioned"})
+}
+
+test_bind_not_enrolled if {
+	request := _request("runner.session.bind", "runner-new", {"runner_id": "runner-new", "enrollment_epoch": 0})
+	data.authz.decision == _not_enrolled with input as request
+}
+
+test_reload_and_stop_need_a_bound_binding if {
+	every action in {"runner.session.reload", "runner.session.stop"} {
+		data.authz.decision == _allowed with input as _request(action, "runner-a", {})
+		data.authz.decision == _not_found with input as _request(action, "runner-a", {"state": "provisioned"})
+	}
+}
+
+test_stop_allowed_for_a_disabled_agent if {
+	request := object.union(
+		_request("runner.session.stop", "runner-a", {}),
+		{"facts": {"principals": {"lotse": _agent("disabled")}}},
+	)
+	data.authz.decision == _allowed with input as request
+}
