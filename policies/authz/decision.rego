@@ -11,6 +11,7 @@ import data.authz.admin
 import data.authz.health
 import data.authz.inspect
 import data.authz.messages
+import data.authz.runprivacy
 import data.authz.runs
 
 # METADATA
@@ -22,6 +23,7 @@ actions := union({
 	inspect.actions,
 	admin.actions,
 	health.actions,
+	runprivacy.actions,
 })
 
 # METADATA
@@ -40,3 +42,5 @@ decision := inspect.decision if input.action in inspect.actions
 decision := admin.decision if input.action in admin.actions
 
 decision := health.decision if input.action in health.actions
+
+decision := runprivacy.decision if input.action in runprivacy.actions

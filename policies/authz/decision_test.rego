@@ -6,6 +6,7 @@ import data.authz.health
 import data.authz.inspect
 import data.authz.messages
 import data.authz.results
+import data.authz.runprivacy
 import data.authz.runs
 
 _unknown_action := {"allow": false, "reason": "unknown_action", "status": 403}
@@ -44,11 +45,13 @@ test_actions_are_every_known_action if {
 		"admin.spaces.update", "admin.channels.update", "admin.threads.move",
 		"admin.runs.create", "admin.runs.update", "admin.followups.create",
 		"admin.followups.update", "admin.sessions.set", "admin.messages.delete",
+		"admin.provider_policies.set", "admin.task_policies.set",
+		"provider.attempt", "run.content.write", "run.privacy.read",
 	}
 }
 
 test_action_sets_are_disjoint if {
-	action_sets := [messages.actions, runs.actions, inspect.actions, admin.actions, health.actions]
+	action_sets := [messages.actions, runs.actions, inspect.actions, admin.actions, health.actions, runprivacy.actions]
 	sum([count(action_set) | some action_set in action_sets]) == count(authz.actions)
 }
 

@@ -17,6 +17,7 @@ reasons := {
 	"not_self",
 	"subject_kind_not_allowed",
 	"unknown_action",
+	"unknown_provider",
 }
 
 # METADATA
@@ -57,5 +58,10 @@ subject_kind_not_allowed := _deny("subject_kind_not_allowed", 403)
 # title: Unknown action
 # description: The action is not in data.authz.actions (fail closed).
 unknown_action := _deny("unknown_action", 403)
+
+# METADATA
+# title: Unknown provider
+# description: A provider attempt names a provider without a privacy policy (fail closed).
+unknown_provider := _deny("unknown_provider", 403)
 
 _deny(reason, status) := {"allow": false, "reason": reason, "status": status}

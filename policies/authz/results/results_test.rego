@@ -12,6 +12,7 @@ test_reasons_are_the_closed_list if {
 		"not_self",
 		"subject_kind_not_allowed",
 		"unknown_action",
+		"unknown_provider",
 	}
 }
 
@@ -24,4 +25,5 @@ test_decision_objects if {
 	results.not_self == {"allow": false, "reason": "not_self", "status": 403}
 	results.subject_kind_not_allowed == {"allow": false, "reason": "subject_kind_not_allowed", "status": 403}
 	results.unknown_action == {"allow": false, "reason": "unknown_action", "status": 403}
+	results.unknown_provider == {"allow": false, "reason": "unknown_provider", "status": 403}
 }
