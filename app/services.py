@@ -27,9 +27,17 @@ from app.usecases.authz_queries import ExplainDecision, QueryTriggerHolders
 from app.usecases.health import Readiness
 from app.usecases.messages import ListMessages, PostMessage
 from app.usecases.run_context import ContextLimits, ReadRunContext
+from app.usecases.run_privacy import (
+    AppendRunStep,
+    PutRunAnswer,
+    ReadRunPrivacy,
+    RecordProviderAttempt,
+    RetentionGuard,
+    RotateRunEnvelope,
+)
 from repositories import make_engine
 from repositories.audit import SqlDenialAudit
-from repositories.unit_of_work import UnitOfWork
+from repositories.unit_of_work import GuardedUnitOfWork, UnitOfWork
 
 __all__ = ["Services", "UseCases", "build_services", "current_services", "services_var"]
 
@@ -47,6 +55,11 @@ class UseCases:
     explain_decision: ExplainDecision
     run_admin: RunAdmin
     readiness: Readiness
+    record_provider_attempt: RecordProviderAttempt
+    append_run_step: AppendRunStep
+    put_run_answer: PutRunAnswer
+    rotate_run_envelope: RotateRunEnvelope
+    read_run_privacy: ReadRunPrivacy
 
 
 @dataclass
@@ -114,6 +127,14 @@ def _use_cases(
         policy,
         SqlDenialAudit(read_engine, window_seconds=settings.integer("audit.deny_aggregate_window")),
     )
+    # One retention guard for every run-carrying write: provider attempts, steps,
+    # answers and envelope rotation all lock, reread and filter through it.
+    guard = RetentionGuard(
+        units=lambda: GuardedUnitOfWork(engine),
+        authorizer=authorizer,
+        policy=policy,
+        lock_timeout_ms=settings.integer("privacy.lock_timeout_ms"),
+    )
     return UseCases(
         read_run_context=ReadRunContext(
             reader=reader,
@@ -129,6 +150,11 @@ def _use_cases(
         explain_decision=ExplainDecision(reader=reader, authorizer=authorizer, policy=policy),
         run_admin=RunAdmin(writer=writer, authorizer=authorizer),
         readiness=Readiness(engine=engine, policy=policy),
+        record_provider_attempt=RecordProviderAttempt(guard=guard),
+        append_run_step=AppendRunStep(guard=guard),
+        put_run_answer=PutRunAnswer(guard=guard),
+        rotate_run_envelope=RotateRunEnvelope(guard=guard),
+        read_run_privacy=ReadRunPrivacy(reader=reader, authorizer=authorizer),
     )
 
 

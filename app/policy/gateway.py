@@ -14,12 +14,23 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from app.opa_client import OpaUndefined
-from app.policy.inputs import DecisionInput, RunContextInput, TriggerHoldersInput
+from app.policy.inputs import (
+    DecisionInput,
+    PrivacyAttemptInput,
+    PrivacyWriteInput,
+    RunContextInput,
+    TriggerHoldersInput,
+)
 from app.policy.resources import instance
 from app.policy.results import (
+    AttemptRefused,
+    CeilingsGo,
     Decision,
+    PolicyUnreadable,
     RunContextVerdict,
     parse_decision,
+    parse_privacy_attempt,
+    parse_privacy_write,
     parse_run_context,
     parse_trigger_holders,
 )
@@ -27,6 +38,8 @@ from app.policy.results import (
 __all__ = [
     "DECISION",
     "ENTRYPOINTS",
+    "PRIVACY_ATTEMPT",
+    "PRIVACY_WRITE",
     "RUN_CONTEXT",
     "TRIGGER_HOLDERS",
     "PolicyGateway",
@@ -36,7 +49,9 @@ __all__ = [
 DECISION = "authz/decision"
 RUN_CONTEXT = "runcontext/evaluate"
 TRIGGER_HOLDERS = "runcontext/trigger_holders"
-ENTRYPOINTS = (DECISION, RUN_CONTEXT, TRIGGER_HOLDERS)
+PRIVACY_ATTEMPT = "privacy/attempt"
+PRIVACY_WRITE = "privacy/write"
+ENTRYPOINTS = (DECISION, RUN_CONTEXT, TRIGGER_HOLDERS, PRIVACY_ATTEMPT, PRIVACY_WRITE)
 
 
 class Transport(Protocol):
@@ -102,6 +117,25 @@ class PolicyGateway:
         """
         result = self._ask(TRIGGER_HOLDERS, request)
         return parse_trigger_holders(result, request["candidates"])
+
+    def privacy_attempt(
+        self, request: PrivacyAttemptInput
+    ) -> CeilingsGo | PolicyUnreadable | AttemptRefused:
+        """``data.privacy.attempt``: a run's ceilings before a chat or tool attempt.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed (including
+                an "unchanged" answer that does not match the ceilings sent).
+        """
+        return parse_privacy_attempt(self._ask(PRIVACY_ATTEMPT, request), request)
+
+    def privacy_write(self, request: PrivacyWriteInput) -> CeilingsGo | PolicyUnreadable:
+        """``data.privacy.write``: a run's ceilings before a run-step or answer write.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed.
+        """
+        return parse_privacy_write(self._ask(PRIVACY_WRITE, request), request)
 
     def policies_loaded(self) -> bool:
         """Whether OPA serves the policies: ``health.ready`` is allowed.

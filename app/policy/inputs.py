@@ -12,6 +12,7 @@ from typing import Literal, NotRequired, TypedDict
 __all__ = [
     "AuthorRef",
     "CandidateThread",
+    "CeilingFacts",
     "ChannelFacts",
     "ChannelResource",
     "DecisionInput",
@@ -20,11 +21,16 @@ __all__ = [
     "GrantRef",
     "InstanceResource",
     "PrincipalFacts",
+    "PrivacyAttemptInput",
+    "PrivacyRunFacts",
+    "PrivacyWriteInput",
+    "ProviderFacts",
     "Resource",
     "RunContextInput",
     "RunRef",
     "RunResource",
     "SpaceFacts",
+    "TaskFacts",
     "ThreadPosition",
     "TriggerHoldersInput",
 ]
@@ -169,3 +175,52 @@ class TriggerHoldersInput(TypedDict):
     channel_id: str
     candidates: list[str]
     facts: FactBundle
+
+
+# ---------------------------------------------------------------- privacy ceilings
+
+
+class CeilingFacts(TypedDict):
+    """A stored run ceiling: a level name and whether a policy set it explicitly."""
+
+    level: str
+    explicit: bool
+
+
+class PrivacyRunFacts(TypedDict):
+    """The run as the ceiling rules see it: its stored ceilings by kind.
+
+    ``ceilings`` lists only the kinds that have a stored level; it is absent (or
+    empty) for a run that was never reconciled.
+    """
+
+    ceilings: NotRequired[dict[str, CeilingFacts]]
+
+
+class ProviderFacts(TypedDict):
+    """The provider of an attempt; ``policy`` (explicit levels by kind) only if known."""
+
+    id: str
+    policy: NotRequired[dict[str, str]]
+
+
+class TaskFacts(TypedDict):
+    """The run's task; ``policy`` (explicit levels by kind) only if the task has one."""
+
+    key: str
+    policy: NotRequired[dict[str, str]]
+
+
+class PrivacyAttemptInput(TypedDict):
+    """Input of ``data.privacy.attempt`` (before a chat or tool attempt)."""
+
+    run: PrivacyRunFacts
+    provider: ProviderFacts
+    task: NotRequired[TaskFacts]
+
+
+class PrivacyWriteInput(TypedDict):
+    """Input of ``data.privacy.write`` (before a run-step or answer write)."""
+
+    run: PrivacyRunFacts
+    task: NotRequired[TaskFacts]

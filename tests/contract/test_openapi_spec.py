@@ -177,6 +177,55 @@ EXPECTED_OPERATIONS: dict[str, tuple[str, str, str, str, str]] = {
         "admin.messages.delete",
         "admin",
     ),
+    "recordProviderAttempt": (
+        "post",
+        "/api/v1/runs/{run_id}/provider-attempts",
+        "app.handlers.run_privacy",
+        "provider.attempt",
+        "agent_runtime",
+    ),
+    "appendRunStep": (
+        "post",
+        "/api/v1/runs/{run_id}/steps",
+        "app.handlers.run_privacy",
+        "run.content.write",
+        "agent_runtime",
+    ),
+    "putRunAnswer": (
+        "put",
+        "/api/v1/runs/{run_id}/answer",
+        "app.handlers.run_privacy",
+        "run.content.write",
+        "agent_runtime",
+    ),
+    "getRunPrivacy": (
+        "get",
+        "/api/v1/runs/{run_id}/privacy",
+        "app.handlers.run_privacy",
+        "run.privacy.read",
+        "agent_runtime",
+    ),
+    "rotateRunEnvelope": (
+        "post",
+        "/api/v1/runs/{run_id}/envelope:rotate",
+        "app.handlers.run_privacy",
+        "run.content.write",
+        "agent_runtime",
+    ),
+    "adminSetProviderPolicy": (
+        "put",
+        "/api/v1/admin/provider-policies/{provider_id}",
+        "app.handlers.run_privacy",
+        "admin.provider_policies.set",
+        "admin",
+    ),
+    "adminSetTaskPolicy": (
+        "put",
+        "/api/v1/admin/task-policies/{task_key}",
+        "app.handlers.run_privacy",
+        "admin.task_policies.set",
+        "admin",
+    ),
 }
 
 # Error statuses each operation must declare (beyond these, none may be declared).
@@ -201,6 +250,13 @@ EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "adminUpdateFollowup": API_ERRORS | {"400", "403"},
     "adminSetThreadSession": API_ERRORS | {"400", "403", "409"},
     "adminDeleteMessage": API_ERRORS | {"403"},
+    "recordProviderAttempt": API_ERRORS | {"400", "403", "409"},
+    "appendRunStep": API_ERRORS | {"400"},
+    "putRunAnswer": API_ERRORS | {"400"},
+    "getRunPrivacy": API_ERRORS,
+    "rotateRunEnvelope": API_ERRORS | {"400", "409"},
+    "adminSetProviderPolicy": API_ERRORS | {"400", "403"},
+    "adminSetTaskPolicy": API_ERRORS | {"400", "403"},
 }
 
 # Shared error response component for each error status.
