@@ -330,6 +330,11 @@ class RecordProviderAttempt:
     def __init__(self, *, guard: RetentionGuard | None) -> None:
         self._guard = guard
 
+    @property
+    def guard(self) -> RetentionGuard | None:
+        """The retention guard this use case writes through (``None``: every call refused)."""
+        return self._guard
+
     def __call__(
         self, actor: Actor, action: str, run_id: str, body: Mapping[str, Any]
     ) -> dict[str, Any]:
@@ -380,6 +385,11 @@ class AppendRunStep:
     def __init__(self, *, guard: RetentionGuard | None) -> None:
         self._guard = guard
 
+    @property
+    def guard(self) -> RetentionGuard | None:
+        """The retention guard this use case writes through (``None``: every call refused)."""
+        return self._guard
+
     def __call__(
         self, actor: Actor, action: str, run_id: str, step: Mapping[str, Any]
     ) -> dict[str, Any]:
@@ -415,6 +425,11 @@ class PutRunAnswer:
     def __init__(self, *, guard: RetentionGuard | None) -> None:
         self._guard = guard
 
+    @property
+    def guard(self) -> RetentionGuard | None:
+        """The retention guard this use case writes through (``None``: every call refused)."""
+        return self._guard
+
     def __call__(self, actor: Actor, action: str, run_id: str, answer: str) -> dict[str, Any]:
         """Store the answer, or store nothing and say so (``stored: false``).
 
@@ -440,6 +455,11 @@ class RotateRunEnvelope:
 
     def __init__(self, *, guard: RetentionGuard | None) -> None:
         self._guard = guard
+
+    @property
+    def guard(self) -> RetentionGuard | None:
+        """The retention guard this use case writes through (``None``: every call refused)."""
+        return self._guard
 
     def __call__(self, actor: Actor, action: str, run_id: str, if_match: str, sealed: str) -> int:
         """The new envelope version.

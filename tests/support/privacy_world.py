@@ -119,6 +119,20 @@ class PrivacyWorld:
         response = self.client("robin").patch(f"/api/v1/admin/runs/{run_id}", json={"state": state})
         assert response.status_code == 200, response.text
 
+    def set_provider_policy(self, provider_id: str, **levels: str) -> None:
+        """PUT a provider policy as the instance owner (absent levels inherit)."""
+        response = self.client("robin").request(
+            "PUT", f"/api/v1/admin/provider-policies/{provider_id}", json=levels
+        )
+        assert response.status_code == 200, response.text
+
+    def set_task_policy(self, task_key: str, **levels: str) -> None:
+        """PUT a task policy as the instance owner."""
+        response = self.client("robin").request(
+            "PUT", f"/api/v1/admin/task-policies/{task_key}", json=levels
+        )
+        assert response.status_code == 200, response.text
+
     # -- the agent's calls
 
     def attempt_response(
@@ -132,7 +146,7 @@ class PrivacyWorld:
     ) -> requests.Response:
         """POST a provider attempt (validated against the spec)."""
         body = {
-            "attempt_id": attempt_id or uuid.uuid4().hex,
+            "attempt_id": uuid.uuid4().hex if attempt_id is None else attempt_id,
             "provider_id": provider_id,
             "kind": kind,
         }
