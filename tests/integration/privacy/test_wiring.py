@@ -129,3 +129,23 @@ def test_content_reaches_no_log_and_privacy_inputs_hold_ids_and_levels(
             assert set(ceiling) == {"level", "explicit"}
         if "provider" in sent:
             assert set(sent["provider"]) <= {"id", "policy"}
+
+
+def test_each_privacy_request_makes_at_most_two_opa_round_trips(start_privacy: Start) -> None:
+    world, service = start_privacy()
+    run = world.new_run()
+    world.step(run, "before the attempt")
+    etag = world.etag(run)
+
+    requests_and_budgets: list[tuple[Callable[[], Any], int]] = [
+        (lambda: world.attempt(run, "strict-none"), 2),  # authorize, ceilings (a scrub)
+        (lambda: world.attempt(run, "open-full"), 2),  # authorize, ceilings
+        (lambda: world.step(run, "after"), 2),  # authorize, ceilings
+        (lambda: world.answer(run), 2),  # authorize, ceilings
+        (lambda: world.privacy(run), 1),  # authorize
+        (lambda: world.rotate_response(run, etag), 1),  # authorize
+    ]
+    for send, budget in requests_and_budgets:
+        before = service.opa_calls
+        send()
+        assert service.opa_calls - before == budget
