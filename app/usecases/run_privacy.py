@@ -122,10 +122,6 @@ class Guarded:
         return self.unit.run_privacy
 
 
-class UnreadableContent(RuntimeError):
-    """A stored step payload the retention rules cannot apply to (not an object)."""
-
-
 def _refuse(reason: str, run_id: str, detail: str) -> ServiceUnavailable:
     log.error("privacy guard refused", extra={"reason": reason, "run_id": run_id})
     return ServiceUnavailable(detail)
