@@ -14,6 +14,9 @@ installed or vendored alone.
 * :mod:`agent_sdk.render`: fenced renderers for the comms transcript and the run
   context that a message body cannot forge.
 * :mod:`agent_sdk.errors`: every exception, under :class:`SdkError`.
+* :mod:`agent_sdk.runs_client` and :mod:`agent_sdk.privacy`: the run privacy
+  endpoints' client and the guarded dispatch helper that records every provider
+  attempt before the chat or tool adapter is called.
 * :mod:`agent_sdk.contracts`: the wire contracts shared with the server (pydantic);
   the server imports them from here, never the reverse.
 """

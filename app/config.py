@@ -227,6 +227,15 @@ SCHEMA: tuple[Key, ...] = (
         "in its messages class (rate_limit.chat.per_minute).",
         minimum=0,
     ),
+    Key(
+        "privacy.lock_timeout_ms",
+        int,
+        2000,
+        "How long a provider attempt, run-step or answer write or envelope rotation waits "
+        "for the run-row lock held by another request; longer fails closed (503). Keep "
+        "it below database.statement_timeout_ms.",
+        minimum=1,
+    ),
 )
 
 _BY_NAME: dict[str, Key] = {key.name: key for key in SCHEMA}

@@ -29,12 +29,20 @@ from app.usecases.comms_relay import RelayCommsCall, RelayedOperation
 from app.usecases.health import Readiness
 from app.usecases.messages import ListMessages, PostMessage
 from app.usecases.run_context import ContextLimits, ReadRunContext
+from app.usecases.run_privacy import (
+    AppendRunStep,
+    PutRunAnswer,
+    ReadRunPrivacy,
+    RecordProviderAttempt,
+    RetentionGuard,
+    RotateRunEnvelope,
+)
 from app.usecases.runners import EnrollRunner, ReloadSession, ReportSession, StopSession
 from app.usecases.session_context import ResolveSessionContext
 from app.usecases.workspaces import ProvisionWorkspace
 from repositories import make_engine
 from repositories.audit import SqlDenialAudit
-from repositories.unit_of_work import UnitOfWork
+from repositories.unit_of_work import GuardedUnitOfWork, UnitOfWork
 
 __all__ = ["Services", "UseCases", "build_services", "current_services", "services_var"]
 
@@ -59,6 +67,11 @@ class UseCases:
     reload_session: ReloadSession
     stop_session: StopSession
     relay_comms_call: RelayCommsCall
+    record_provider_attempt: RecordProviderAttempt
+    append_run_step: AppendRunStep
+    put_run_answer: PutRunAnswer
+    rotate_run_envelope: RotateRunEnvelope
+    read_run_privacy: ReadRunPrivacy
 
 
 @dataclass
@@ -144,6 +157,14 @@ def _use_cases(
     )
     list_messages = ListMessages(reader=reader, authorizer=authorizer)
     post_message = PostMessage(writer=writer, authorizer=authorizer)
+    # One retention guard for every run-carrying write: provider attempts, steps,
+    # answers and envelope rotation all lock, reread and filter through it.
+    guard = RetentionGuard(
+        units=lambda: GuardedUnitOfWork(engine),
+        authorizer=authorizer,
+        policy=policy,
+        lock_timeout_ms=settings.integer("privacy.lock_timeout_ms"),
+    )
     return UseCases(
         read_run_context=ReadRunContext(
             reader=reader,
@@ -176,6 +197,11 @@ def _use_cases(
             listing=_relayed(routes, "listChannelMessages"),
             posting=_relayed(routes, "postChannelMessage"),
         ),
+        record_provider_attempt=RecordProviderAttempt(guard=guard),
+        append_run_step=AppendRunStep(guard=guard),
+        put_run_answer=PutRunAnswer(guard=guard),
+        rotate_run_envelope=RotateRunEnvelope(guard=guard),
+        read_run_privacy=ReadRunPrivacy(reader=reader, authorizer=authorizer),
     )
 
 

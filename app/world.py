@@ -46,6 +46,7 @@ from jsonschema import Draft202012Validator
 from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from app.domain.privacy import is_provider_id, is_task_key
 from app.tokens import hash_token
 from app.world_schema import WORLD_SCHEMA
 from repositories.engine import make_engine
@@ -547,6 +548,7 @@ class _Planner:
         self.build_threads()
         self.build_grants()
         self.build_sessions_runs_followups()
+        self.build_privacy_policies()
 
     def build_principals(self) -> None:
         for section, kind in (("people", "user"), ("agents", "agent"), ("apps", "app")):
@@ -910,6 +912,9 @@ class _Planner:
         triggered_by = None
         if "triggered_by" in item:
             triggered_by = self.principal(item["triggered_by"], _join(path, "triggered_by")).id
+        task_key = item.get("task_key")
+        if task_key is not None and not is_task_key(task_key):
+            raise WorldError(_join(path, "task_key"), "must be a task key")
         self.runs[item["key"]] = _Run(item["_id"], thread_id)
         queued_at = item.get("queued_at")
         self.rows["runs"].append(
@@ -927,8 +932,36 @@ class _Planner:
                     if queued_at is not None
                     else self.tick()
                 ),
+                "task_key": task_key,
             }
         )
+
+    def build_privacy_policies(self) -> None:
+        """Provider and task policies; keys are unique in the world and the database."""
+        for section, table, key_field, column, valid in (
+            ("provider_policies", "provider_policies", "provider", "provider_id", is_provider_id),
+            ("task_policies", "task_policies", "task", "task_key", is_task_key),
+        ):
+            seen: dict[str, str] = {}
+            for index, item in enumerate(self.section(section)):
+                path = _join(section, index)
+                key_path = _join(path, key_field)
+                key = item[key_field]
+                if not valid(key):
+                    raise WorldError(key_path, f"must be a {key_field} id")
+                if key in seen:
+                    raise WorldError(
+                        key_path, f'duplicate {key_field} "{key}" (already at {seen[key]})'
+                    )
+                seen[key] = key_path
+                self.probes.append(_Probe(table, column, key, key_path, f'{key_field} "{key}"'))
+                self.rows[table].append(
+                    {
+                        column: key,
+                        "audit_content_ceiling": item.get("audit_content_ceiling"),
+                        "background_answer_ceiling": item.get("background_answer_ceiling"),
+                    }
+                )
 
     def tick(self) -> datetime:
         """Next implicit timestamp: sessions and runs come after every message."""

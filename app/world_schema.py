@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from app.domain.privacy import CEILING_LEVELS, PROVIDER_ID_PATTERN, TASK_KEY_PATTERN
 from repositories.models import (
     CHANNEL_KINDS,
     FOLLOWUP_STATES,
@@ -107,6 +108,8 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
             "sessions": _list_of(_ref("session")),
             "runs": _list_of(_ref("run")),
             "followups": _list_of(_ref("followup")),
+            "provider_policies": _list_of(_ref("provider_policy")),
+            "task_policies": _list_of(_ref("task_policy")),
         },
     ),
     "$defs": {
@@ -290,6 +293,7 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "state": _enum(RUN_STATES),
                 "trigger_kind": _enum(RUN_TRIGGER_KINDS),
                 "queued_at": _ref("datetime"),
+                "task_key": _ref("task_key"),
             },
         ),
         "followup": _object(
@@ -300,6 +304,27 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "run": _ref("name"),
                 "message": _ref("name"),
                 "state": _enum(FOLLOWUP_STATES),
+            },
+        ),
+        # Privacy policies (seed 004). A world holds policies and a run's task, never a
+        # run's steps, answer or ceilings: those are written only by the retention guard.
+        "provider_id": _pattern(PROVIDER_ID_PATTERN, "a provider id (no '/', ':' or spaces)"),
+        "task_key": _pattern(TASK_KEY_PATTERN, "a task key of lower-case letters and digits"),
+        "ceiling_level": _enum(CEILING_LEVELS),
+        "provider_policy": _object(
+            ["provider"],
+            {
+                "provider": _ref("provider_id"),
+                "audit_content_ceiling": _ref("ceiling_level"),
+                "background_answer_ceiling": _ref("ceiling_level"),
+            },
+        ),
+        "task_policy": _object(
+            ["task"],
+            {
+                "task": _ref("task_key"),
+                "audit_content_ceiling": _ref("ceiling_level"),
+                "background_answer_ceiling": _ref("ceiling_level"),
             },
         ),
     },

@@ -27,7 +27,7 @@ _CHANNEL = (
 _THREAD = "id::text, channel_id::text, kind, parent_message_id::text, operator_agent_id::text"
 _RUN = (
     "id::text, thread_id::text, agent_id::text, agent_session_id::text, trigger_kind, "
-    "triggering_message_id::text, triggered_by::text, state, queued_at"
+    "triggering_message_id::text, triggered_by::text, state, queued_at, task_key"
 )
 _FOLLOWUP = "id::text, run_id::text, message_id::text, state"
 _SESSION = "id::text, thread_id::text, agent_id::text, is_current, started"
@@ -73,12 +73,16 @@ _SQL: dict[str, str] = {
         WHERE id = CAST(:id AS uuid) AND kind <> 'main' RETURNING {_THREAD}""",
     "create_run": f"""
         INSERT INTO runs (thread_id, agent_id, agent_session_id, trigger_kind,
-                          triggering_message_id, triggered_by, state)
+                          triggering_message_id, triggered_by, state, task_key)
         VALUES (CAST(:thread_id AS uuid), CAST(:agent_id AS uuid), CAST(:session_id AS uuid),
-                :trigger_kind, CAST(:message_id AS uuid), CAST(:triggered_by AS uuid), :state)
+                :trigger_kind, CAST(:message_id AS uuid), CAST(:triggered_by AS uuid), :state,
+                :task_key)
         RETURNING {_RUN}""",
+    # A state change bumps the envelope version: a rotation prepared before it fails.
     "update_run": f"""
-        UPDATE runs SET state = :state WHERE id = CAST(:id AS uuid) RETURNING {_RUN}""",
+        UPDATE runs SET state = :state,
+          envelope_version = envelope_version + CASE WHEN state = :state THEN 0 ELSE 1 END
+        WHERE id = CAST(:id AS uuid) RETURNING {_RUN}""",
     "start_session": """
         UPDATE agent_sessions SET started = true WHERE id = CAST(:id AS uuid)""",
     "create_followup": f"""

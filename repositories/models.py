@@ -15,8 +15,8 @@ Conventions, chosen so that the schema protects itself even against a buggy writ
 * Every constraint and index has a deterministic name (see ``NAMING_CONVENTION``) so
   the migrations can refer to them and errors can be mapped back to a cause.
 
-The migration ``repositories/migrations/versions/0001_initial.py`` creates exactly this
-schema; change both together.
+The migrations ``repositories/migrations/versions/`` create exactly this schema (0001
+the initial tables, 0003 the privacy columns and tables); change both together.
 """
 
 from __future__ import annotations
@@ -43,8 +43,16 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, MappedColumn, mapped_column
 
+from app.domain.privacy import (
+    ATTEMPT_ID_PATTERN,
+    ATTEMPT_KINDS,
+    PROVIDER_ID_PATTERN,
+    TASK_KEY_PATTERN,
+)
+
 __all__ = [
     "ACTIVE_RUN_STATES",
+    "ATTEMPT_KINDS",
     "BINDING_STATES",
     "CHANNEL_KINDS",
     "FOLLOWUP_STATES",
@@ -75,10 +83,12 @@ __all__ = [
     "ProviderPolicy",
     "Run",
     "RunFollowup",
+    "RunProviderAttempt",
     "RunStep",
     "Runner",
     "SessionBinding",
     "Space",
+    "TaskPolicy",
     "Thread",
 ]
 
@@ -115,6 +125,15 @@ def _sql_list(values: tuple[str, ...]) -> str:
 def _one_of(column: str, values: tuple[str, ...]) -> CheckConstraint:
     """CHECK that ``column`` holds one of ``values``; named ``ck_<table>_<column>_valid``."""
     return CheckConstraint(f"{column} IN ({_sql_list(values)})", name=f"{column}_valid")
+
+
+def _matches(column: str, pattern: str) -> CheckConstraint:
+    """CHECK that ``column`` matches ``pattern`` in full; named ``ck_<table>_<column>_valid``.
+
+    PostgreSQL's ``$`` matches only at the end of the string, so a trailing newline
+    cannot slip through as it can with Python's ``re.search``.
+    """
+    return CheckConstraint(f"{column} ~ '^{pattern}$'", name=f"{column}_valid")
 
 
 def _uuid_pk() -> MappedColumn[Any]:
@@ -485,12 +504,20 @@ class Run(Base):
 
     The ceiling columns are NULL on runs that predate a guarded write ("uninitialised
     historical policy", reconciled lazily); ``attempted_provider_ids`` only grows.
+    Each ceiling carries whether an explicit provider or task policy set it (an
+    explicit metadata ceiling prohibits the background answer, the global default at
+    the same level does not). ``envelope_version`` is bumped by every scrub and state
+    change; envelope rotation compares and swaps on it. The ceilings, the steps and the
+    answer are written only by the privacy guard (``repositories/run_privacy.py``).
     """
 
     __tablename__ = "runs"
     __table_args__ = (
         _one_of("trigger_kind", RUN_TRIGGER_KINDS),
         _one_of("state", RUN_STATES),
+        CheckConstraint(
+            f"task_key IS NULL OR task_key ~ '^{TASK_KEY_PATTERN}$'", name="task_key_valid"
+        ),
         Index("ix_runs_thread_id", "thread_id"),
         # "Earlier runs of this session", ordered: the session mode and context floor.
         Index("ix_runs_agent_session_id_queued_at", "agent_session_id", "queued_at"),
@@ -520,6 +547,10 @@ class Run(Base):
     )
     background_answer: Mapped[str | None]
     sealed_envelope: Mapped[str | None]
+    audit_content_ceiling_explicit: Mapped[bool] = mapped_column(server_default=text("false"))
+    background_answer_ceiling_explicit: Mapped[bool] = mapped_column(server_default=text("false"))
+    task_key: Mapped[str | None]
+    envelope_version: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
 
 
 class RunFollowup(Base):
@@ -555,14 +586,57 @@ class RunStep(Base):
 
 
 class ProviderPolicy(Base):
-    """Privacy ceilings of one LLM provider; ``explicit`` marks a non-default policy."""
+    """Privacy ceilings of one LLM provider: a row makes the provider known.
+
+    A ceiling column holds an explicit level; NULL means the provider inherits the
+    global default of that kind (policy data in ``policies/privacy/scale``). Levels are
+    not constrained here: the scale lives in the policies, and a level the policies do
+    not know is "unreadable" at the next attempt (fail closed).
+    """
 
     __tablename__ = "provider_policies"
+    __table_args__ = (_matches("provider_id", PROVIDER_ID_PATTERN),)
 
     provider_id: Mapped[str] = mapped_column(primary_key=True)
-    audit_content_ceiling: Mapped[str]
-    background_answer_ceiling: Mapped[str]
-    explicit: Mapped[bool] = mapped_column(server_default=text("false"))
+    audit_content_ceiling: Mapped[str | None]
+    background_answer_ceiling: Mapped[str | None]
+
+
+class TaskPolicy(Base):
+    """Explicit privacy ceilings of one task (``runs.task_key``); NULL sets none."""
+
+    __tablename__ = "task_policies"
+    __table_args__ = (_matches("task_key", TASK_KEY_PATTERN),)
+
+    task_key: Mapped[str] = mapped_column(primary_key=True)
+    audit_content_ceiling: Mapped[str | None]
+    background_answer_ceiling: Mapped[str | None]
+
+
+class RunProviderAttempt(Base):
+    """One recorded provider attempt of a run: provenance of ids only.
+
+    ``position`` is the attempt's place in ``runs.attempted_provider_ids`` (1-based).
+    The key ``(run_id, attempt_id)`` makes a retried attempt a check, not a second
+    entry. No prompt, credential or endpoint URL is stored: the CHECKs admit ids only.
+    """
+
+    __tablename__ = "run_provider_attempts"
+    __table_args__ = (
+        PrimaryKeyConstraint("run_id", "attempt_id"),
+        UniqueConstraint("run_id", "position"),
+        _one_of("kind", ATTEMPT_KINDS),
+        _matches("attempt_id", ATTEMPT_ID_PATTERN),
+        _matches("provider_id", PROVIDER_ID_PATTERN),
+        CheckConstraint("position >= 1", name="position_positive"),
+    )
+
+    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    attempt_id: Mapped[str]
+    position: Mapped[int]
+    provider_id: Mapped[str]
+    kind: Mapped[str]
+    created_at: Mapped[datetime] = _created_at()
 
 
 class SessionBinding(Base):

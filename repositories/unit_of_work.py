@@ -15,16 +15,19 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Self
 
+import psycopg2.extensions
 from sqlalchemy import Connection, Engine
 
 from repositories.admin import AdminRepository
 from repositories.facts import FactsRepository
 from repositories.messages import MessageRepository
 from repositories.principals import PrincipalRepository
+from repositories.privacy_policies import PrivacyPolicyRepository
 from repositories.run_context import RunContextRepository
+from repositories.run_privacy import RunPrivacyRepository
 from repositories.runners import RunnerRepository
 
-__all__ = ["UnitOfWork"]
+__all__ = ["GuardedUnitOfWork", "OuterTransaction", "UnitOfWork"]
 
 
 class UnitOfWork:
@@ -44,6 +47,8 @@ class UnitOfWork:
     run_context: RunContextRepository
     admin: AdminRepository
     runners: RunnerRepository
+    run_privacy: RunPrivacyRepository
+    privacy_policies: PrivacyPolicyRepository
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         """``read_only`` units need an engine created with ``isolation_level="AUTOCOMMIT"``."""
@@ -60,6 +65,8 @@ class UnitOfWork:
         self.run_context = RunContextRepository(self.conn)
         self.admin = AdminRepository(self.conn)
         self.runners = RunnerRepository(self.conn)
+        self.run_privacy = RunPrivacyRepository(self.conn)
+        self.privacy_policies = PrivacyPolicyRepository(self.conn)
         return self
 
     def commit(self) -> None:
@@ -84,3 +91,87 @@ class UnitOfWork:
                 self.conn.rollback()
         finally:
             self.conn.close()
+
+
+def _server_in_transaction(conn: Connection) -> bool:
+    """Whether the server reports an open (or failed) transaction on this connection."""
+    dbapi = conn.connection.dbapi_connection
+    status = getattr(getattr(dbapi, "info", None), "transaction_status", None)
+    # psycopg2: 0 idle, 1 active (a command in progress), 2 in transaction, 3 failed.
+    return status != psycopg2.extensions.TRANSACTION_STATUS_IDLE
+
+
+class OuterTransaction(RuntimeError):
+    """The guarded unit's connection is already in a transaction it did not open."""
+
+
+class GuardedUnitOfWork:
+    """The privacy guard's unit: it must open its transaction itself, or it refuses.
+
+    Releasing a savepoint inside somebody else's transaction does not make a tightened
+    ceiling durable before the provider receives the request (seed 004), so the guard
+    never runs inside an outer transaction. ``__enter__`` takes a connection (or uses
+    the one given) without beginning; :meth:`begin` raises :class:`OuterTransaction`
+    when the connection is already in a transaction, whether SQLAlchemy began it or
+    the server reports one (libpq's transaction status, which the server sends with
+    every ReadyForQuery: a transaction begun on the raw driver connection counts too).
+    An outer transaction is left alone: only a transaction this unit began is rolled
+    back on exit.
+
+    Example::
+
+        with GuardedUnitOfWork(engine) as unit:
+            unit.begin()
+            fresh, run = unit.run_privacy.lock(...)
+            unit.commit()
+    """
+
+    conn: Connection
+    run_privacy: RunPrivacyRepository
+
+    def __init__(self, engine: Engine | None = None, *, connection: Connection | None = None):
+        """Use a pooled connection of ``engine``, or ``connection`` (tests, integrations)."""
+        if (engine is None) == (connection is None):
+            raise ValueError("give exactly one of engine and connection")
+        self._engine = engine
+        self._given = connection
+        self._began = False
+
+    def __enter__(self) -> Self:
+        self.conn = self._given if self._given is not None else self._engine_connect()
+        self.run_privacy = RunPrivacyRepository(self.conn)
+        return self
+
+    def _engine_connect(self) -> Connection:
+        assert self._engine is not None
+        return self._engine.connect()
+
+    def begin(self) -> None:
+        """Begin the guarded transaction.
+
+        Raises:
+            OuterTransaction: the connection is already in a transaction.
+        """
+        if self.conn.in_transaction() or _server_in_transaction(self.conn):
+            raise OuterTransaction("the guard runs only in a transaction it opens")
+        self.conn.begin()
+        self._began = True
+
+    def commit(self) -> None:
+        """Commit the guarded transaction (the unit is done afterwards)."""
+        self.conn.commit()
+        self._began = False
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            if self._began and self.conn.in_transaction():
+                self.conn.rollback()
+        finally:
+            self._began = False
+            if self._given is None:
+                self.conn.close()

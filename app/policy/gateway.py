@@ -16,16 +16,23 @@ from typing import Any, Protocol
 from app.opa_client import OpaUndefined
 from app.policy.inputs import (
     DecisionInput,
+    PrivacyAttemptInput,
+    PrivacyWriteInput,
     RunContextInput,
     SessionContextInput,
     TriggerHoldersInput,
 )
 from app.policy.resources import instance
 from app.policy.results import (
+    AttemptRefused,
+    CeilingsGo,
     Decision,
+    PolicyUnreadable,
     RunContextVerdict,
     SessionContextVerdict,
     parse_decision,
+    parse_privacy_attempt,
+    parse_privacy_write,
     parse_run_context,
     parse_session_context,
     parse_trigger_holders,
@@ -34,6 +41,8 @@ from app.policy.results import (
 __all__ = [
     "DECISION",
     "ENTRYPOINTS",
+    "PRIVACY_ATTEMPT",
+    "PRIVACY_WRITE",
     "RUN_CONTEXT",
     "SESSION_CONTEXT",
     "TRIGGER_HOLDERS",
@@ -45,7 +54,16 @@ DECISION = "authz/decision"
 RUN_CONTEXT = "runcontext/evaluate"
 TRIGGER_HOLDERS = "runcontext/trigger_holders"
 SESSION_CONTEXT = "sessioncontext/resolve"
-ENTRYPOINTS = (DECISION, RUN_CONTEXT, TRIGGER_HOLDERS, SESSION_CONTEXT)
+PRIVACY_ATTEMPT = "privacy/attempt"
+PRIVACY_WRITE = "privacy/write"
+ENTRYPOINTS = (
+    DECISION,
+    RUN_CONTEXT,
+    TRIGGER_HOLDERS,
+    SESSION_CONTEXT,
+    PRIVACY_ATTEMPT,
+    PRIVACY_WRITE,
+)
 
 
 class Transport(Protocol):
@@ -124,6 +142,25 @@ class PolicyGateway:
                 an answer that does not match the surfaces and intents sent).
         """
         return parse_session_context(self._ask(SESSION_CONTEXT, request), request)
+
+    def privacy_attempt(
+        self, request: PrivacyAttemptInput
+    ) -> CeilingsGo | PolicyUnreadable | AttemptRefused:
+        """``data.privacy.attempt``: a run's ceilings before a chat or tool attempt.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed (including
+                an "unchanged" answer that does not match the ceilings sent).
+        """
+        return parse_privacy_attempt(self._ask(PRIVACY_ATTEMPT, request), request)
+
+    def privacy_write(self, request: PrivacyWriteInput) -> CeilingsGo | PolicyUnreadable:
+        """``data.privacy.write``: a run's ceilings before a run-step or answer write.
+
+        Raises:
+            OpaUnavailable: OPA cannot answer, answers undefined or malformed.
+        """
+        return parse_privacy_write(self._ask(PRIVACY_WRITE, request), request)
 
     def policies_loaded(self) -> bool:
         """Whether OPA serves the policies: ``health.ready`` is allowed.

@@ -14,6 +14,7 @@ __all__ = [
     "AuthorRef",
     "BindingResource",
     "CandidateThread",
+    "CeilingFacts",
     "ChannelFacts",
     "ChannelResource",
     "DecisionInput",
@@ -23,6 +24,10 @@ __all__ = [
     "InstanceResource",
     "IntentRef",
     "PrincipalFacts",
+    "PrivacyAttemptInput",
+    "PrivacyRunFacts",
+    "PrivacyWriteInput",
+    "ProviderFacts",
     "Resource",
     "RunContextInput",
     "RunRef",
@@ -31,6 +36,7 @@ __all__ = [
     "RunnerResource",
     "SessionContextInput",
     "SpaceFacts",
+    "TaskFacts",
     "ThreadPosition",
     "TriggerHoldersInput",
 ]
@@ -251,3 +257,52 @@ class SessionContextInput(TypedDict):
     facts: FactBundle
     surfaces: list[str]
     intents: list[IntentRef]
+
+
+# ---------------------------------------------------------------- privacy ceilings
+
+
+class CeilingFacts(TypedDict):
+    """A stored run ceiling: a level name and whether a policy set it explicitly."""
+
+    level: str
+    explicit: bool
+
+
+class PrivacyRunFacts(TypedDict):
+    """The run as the ceiling rules see it: its stored ceilings by kind.
+
+    ``ceilings`` lists only the kinds that have a stored level; it is absent (or
+    empty) for a run that was never reconciled.
+    """
+
+    ceilings: NotRequired[dict[str, CeilingFacts]]
+
+
+class ProviderFacts(TypedDict):
+    """The provider of an attempt; ``policy`` (explicit levels by kind) only if known."""
+
+    id: str
+    policy: NotRequired[dict[str, str]]
+
+
+class TaskFacts(TypedDict):
+    """The run's task; ``policy`` (explicit levels by kind) only if the task has one."""
+
+    key: str
+    policy: NotRequired[dict[str, str]]
+
+
+class PrivacyAttemptInput(TypedDict):
+    """Input of ``data.privacy.attempt`` (before a chat or tool attempt)."""
+
+    run: PrivacyRunFacts
+    provider: ProviderFacts
+    task: NotRequired[TaskFacts]
+
+
+class PrivacyWriteInput(TypedDict):
+    """Input of ``data.privacy.write`` (before a run-step or answer write)."""
+
+    run: PrivacyRunFacts
+    task: NotRequired[TaskFacts]

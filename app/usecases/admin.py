@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from app.domain.privacy import is_task_key
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.policy import resources
 from app.usecases.authorization import Authorizer
@@ -147,7 +148,17 @@ def create_run(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
         message_id=body.get("triggering_message_id"),
         triggered_by=body.get("triggered_by"),
         state=body.get("state", "queued"),
+        task_key=_task_key(body.get("task_key")),
     )
+
+
+def _task_key(task_key: str | None) -> str | None:
+    """A run's task key, checked in full (the schema's pattern admits a trailing newline)."""
+    if task_key is not None and not is_task_key(task_key):
+        raise ValidationFailed(
+            "task_key is not a task key.", [{"path": "body/task_key", "message": "not a task key"}]
+        )
+    return task_key
 
 
 def create_followup(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ rule of its own; the gateway validates OPA's answer and fails closed on anything
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from app.errors import ApiError, Forbidden, NotFound
 from app.policy import Decision, PolicyGateway
@@ -90,3 +90,19 @@ class Authorizer:
         if not decision.allow:
             raise decision_error(decision)
         return decision
+
+    def refuse(
+        self, actor: Subject, action: str, resource: Resource, decision: Decision
+    ) -> NoReturn:
+        """End a request with a denial that another policy entry point decided.
+
+        For refusals that are not ``data.authz.decision`` answers (a provider attempt
+        refused with ``unknown_provider``): audited like every denial, then raised.
+
+        Raises:
+            NotFound, Forbidden: always (``decision`` must be a deny).
+        """
+        self._audit.record(
+            actor_id=actor.id, action=action, resource_kind=resource["kind"], decision=decision
+        )
+        raise decision_error(decision)

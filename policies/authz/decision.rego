@@ -12,6 +12,7 @@ import data.authz.health
 import data.authz.inspect
 import data.authz.messages
 import data.authz.runners
+import data.authz.runprivacy
 import data.authz.runs
 import data.authz.sessioncontext
 import data.authz.workspaces
@@ -28,6 +29,7 @@ actions := union({
 	sessioncontext.actions,
 	runners.actions,
 	workspaces.actions,
+	runprivacy.actions,
 })
 
 # METADATA
@@ -48,6 +50,9 @@ decision := admin.decision if input.action in admin.actions
 decision := health.decision if input.action in health.actions
 
 decision := sessioncontext.decision if input.action in sessioncontext.actions
+
 decision := runners.decision if input.action in runners.actions
 
 decision := workspaces.decision if input.action in workspaces.actions
+
+decision := runprivacy.decision if input.action in runprivacy.actions

@@ -7,6 +7,7 @@ import data.authz.inspect
 import data.authz.messages
 import data.authz.results
 import data.authz.runners
+import data.authz.runprivacy
 import data.authz.runs
 import data.authz.sessioncontext
 import data.authz.workspaces
@@ -51,6 +52,8 @@ test_actions_are_every_known_action if {
 		"runner.enroll", "runner.session.bind", "runner.session.reload",
 		"runner.session.stop", "runner.comms.relay",
 		"agent.workspace.provision",
+		"admin.provider_policies.set", "admin.task_policies.set",
+		"provider.attempt", "run.content.write", "run.privacy.read",
 	}
 }
 
@@ -59,6 +62,7 @@ test_action_sets_are_disjoint if {
 		messages.actions, runs.actions, inspect.actions, admin.actions, health.actions,
 		sessioncontext.actions,
 		runners.actions, workspaces.actions,
+		runprivacy.actions,
 	]
 	sum([count(action_set) | some action_set in action_sets]) == count(authz.actions)
 }

@@ -255,6 +255,55 @@ EXPECTED_OPERATIONS: dict[str, tuple[str, str, str, str, str]] = {
         "runner.comms.relay",
         "runner",
     ),
+    "recordProviderAttempt": (
+        "post",
+        "/api/v1/runs/{run_id}/provider-attempts",
+        "app.handlers.run_privacy",
+        "provider.attempt",
+        "agent_runtime",
+    ),
+    "appendRunStep": (
+        "post",
+        "/api/v1/runs/{run_id}/steps",
+        "app.handlers.run_privacy",
+        "run.content.write",
+        "agent_runtime",
+    ),
+    "putRunAnswer": (
+        "put",
+        "/api/v1/runs/{run_id}/answer",
+        "app.handlers.run_privacy",
+        "run.content.write",
+        "agent_runtime",
+    ),
+    "getRunPrivacy": (
+        "get",
+        "/api/v1/runs/{run_id}/privacy",
+        "app.handlers.run_privacy",
+        "run.privacy.read",
+        "agent_runtime",
+    ),
+    "rotateRunEnvelope": (
+        "post",
+        "/api/v1/runs/{run_id}/envelope:rotate",
+        "app.handlers.run_privacy",
+        "run.content.write",
+        "agent_runtime",
+    ),
+    "adminSetProviderPolicy": (
+        "put",
+        "/api/v1/admin/provider-policies/{provider_id}",
+        "app.handlers.run_privacy",
+        "admin.provider_policies.set",
+        "admin",
+    ),
+    "adminSetTaskPolicy": (
+        "put",
+        "/api/v1/admin/task-policies/{task_key}",
+        "app.handlers.run_privacy",
+        "admin.task_policies.set",
+        "admin",
+    ),
 }
 
 # Error statuses each operation must declare (beyond these, none may be declared).
@@ -289,6 +338,13 @@ EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "runnerSessionReload": API_ERRORS | {"403"},
     "runnerSessionStop": API_ERRORS | {"403"},
     "relayCommsCall": API_ERRORS | BODY_ERRORS | {"403"},
+    "recordProviderAttempt": API_ERRORS | BODY_ERRORS | {"403", "409"},
+    "appendRunStep": API_ERRORS | BODY_ERRORS,
+    "putRunAnswer": API_ERRORS | BODY_ERRORS,
+    "getRunPrivacy": API_ERRORS,
+    "rotateRunEnvelope": API_ERRORS | BODY_ERRORS | {"409"},
+    "adminSetProviderPolicy": API_ERRORS | BODY_ERRORS | {"403"},
+    "adminSetTaskPolicy": API_ERRORS | BODY_ERRORS | {"403"},
 }
 
 # Shared error response component for each error status.

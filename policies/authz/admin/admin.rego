@@ -22,6 +22,8 @@ actions := {
 	"admin.followups.update",
 	"admin.sessions.set",
 	"admin.messages.delete",
+	"admin.provider_policies.set",
+	"admin.task_policies.set",
 }
 
 # METADATA

@@ -44,6 +44,8 @@ test_admin_actions if {
 		"admin.followups.update",
 		"admin.sessions.set",
 		"admin.messages.delete",
+		"admin.provider_policies.set",
+		"admin.task_policies.set",
 	}
 }
 

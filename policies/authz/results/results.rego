@@ -21,6 +21,7 @@ reasons := {
 	"not_enrolled",
 	"not_agent_owner",
 	"agent_inactive",
+	"unknown_provider",
 }
 
 # METADATA
@@ -67,7 +68,10 @@ unknown_action := _deny("unknown_action", 403)
 # description: The actor's principal is pending, disabled or deleted.
 inactive := _deny("inactive", 403)
 
-_deny(reason, status) := {"allow": false, "reason": reason, "status": status}
+# METADATA
+# title: Unknown provider
+# description: A provider attempt names a provider without a privacy policy (fail closed).
+unknown_provider := _deny("unknown_provider", 403)
 
 # METADATA
 # title: Not enrolled
@@ -83,3 +87,5 @@ not_agent_owner := _deny("not_agent_owner", 403)
 # title: Agent inactive
 # description: The agent of the request is not active.
 agent_inactive := _deny("agent_inactive", 403)
+
+_deny(reason, status) := {"allow": false, "reason": reason, "status": status}

@@ -16,6 +16,7 @@ test_reasons_are_the_closed_list if {
 		"not_enrolled",
 		"not_agent_owner",
 		"agent_inactive",
+		"unknown_provider",
 	}
 }
 
@@ -32,4 +33,5 @@ test_decision_objects if {
 	results.not_enrolled == {"allow": false, "reason": "not_enrolled", "status": 403}
 	results.not_agent_owner == {"allow": false, "reason": "not_agent_owner", "status": 403}
 	results.agent_inactive == {"allow": false, "reason": "agent_inactive", "status": 403}
+	results.unknown_provider == {"allow": false, "reason": "unknown_provider", "status": 403}
 }

@@ -28,11 +28,14 @@ decision := results.allowed if {
 	not _actor_is_agent
 } else := results.not_self if _visible
 
-_live_states := {"queued", "running", "waiting_input"}
+# METADATA
+# title: Live run states
+# description: The states in which a run is visible to its agent (and to readers).
+live_states := {"queued", "running", "waiting_input"}
 
 _visible if {
 	input.resource.kind == "run"
-	input.resource.state in _live_states
+	input.resource.state in live_states
 	levels.is_active(input.facts, input.actor)
 	_sees_run
 }

@@ -53,6 +53,8 @@ SOURCES = {
         "SELECT session_id FROM session_bindings WHERE session_id IS NOT NULL "
         "ORDER BY session_id LIMIT 8"
     ),
+    "provider_id": "SELECT provider_id FROM provider_policies ORDER BY provider_id LIMIT 8",
+    "task_key": "SELECT task_key FROM task_policies ORDER BY task_key LIMIT 8",
 }
 # Principals whose tokens drive the run: disabling them would silence the rest of it.
 DRIVERS = ("robin", "lotse")
