@@ -1464,6 +1464,20 @@ def interpretation(
     return "\n".join(lines)
 
 
+# Everything below this line of docs/benchmarks.md is kept when the file is rewritten:
+# earlier runs worth comparing against (written by hand from an earlier render).
+KEEP_MARKER = "<!-- Everything below is kept by make bench: earlier runs for comparison. -->"
+
+
+def kept_tail(output: Path) -> str:
+    """The part of an existing report below :data:`KEEP_MARKER`, with the marker."""
+    if not output.exists():
+        return ""
+    text = output.read_text(encoding="utf-8")
+    index = text.find(KEEP_MARKER)
+    return "" if index < 0 else "\n" + text[index:]
+
+
 def render(
     started: dt.datetime,
     facts: dict[str, str],
@@ -1755,7 +1769,7 @@ def main(argv: list[str] | None = None) -> int:
     report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
     print(report)
     if not args.no_write:
-        args.output.write_text(report, encoding="utf-8")
+        args.output.write_text(report + kept_tail(args.output), encoding="utf-8")
         print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
