@@ -8,7 +8,9 @@
 2. :meth:`RunContextRepository.candidates` reads the triggering message, the thread
    window and the channel window (newest first with ``LIMIT``, tombstones and an
    excluded author filtered before the limit), whether older selectable messages
-   remain, and which candidates were delivered to the resumed session as follow-ups.
+   remain, which candidates were delivered to the resumed session as follow-ups, and
+   the fact bundle of the actor and every candidate author on the run's channel
+   (computed once, returned on the trigger's row).
 
 Both load one run and the threads it names, whose visibility ``run.context.read``
 decides (or has decided): the "resource already checked" exception of the
@@ -76,6 +78,8 @@ class CandidateRows:
         channel: The channel window.
         delivered: Ids of candidates delivered or absorbed as follow-ups in the
             resumed session (empty unless the plan names a session).
+        facts: The fact bundle of the actor and every candidate author on the run's
+            channel, or ``None`` when the trigger vanished (nothing is answered then).
     """
 
     trigger: StoredMessage | None
@@ -83,6 +87,7 @@ class CandidateRows:
     thread_has_older: bool
     channel: list[StoredMessage]
     delivered: frozenset[str]
+    facts: FactBundle | None = None
 
 
 # The earlier runs are those of the same agent in the thread's current session that
@@ -171,6 +176,13 @@ def _has_older(w: str) -> str:
         AND {_SELECTABLE.format(m="o", w=w)})"""
 
 
+# The facts of the actor and of every candidate author on the run's channel: an
+# uncorrelated subquery, so PostgreSQL builds it once; only the trigger's row carries it.
+_AUTHOR_FACTS = bundle_sql(
+    "ARRAY(SELECT author_principal_id FROM m UNION SELECT CAST(:actor_id AS uuid))",
+    "ARRAY[CAST(:channel_id AS uuid)]",
+)
+
 # A window that is not wanted has a NULL thread: it selects nothing and has nothing older.
 _CANDIDATES = PreparedStatement(
     "run_context_candidates",
@@ -187,7 +199,8 @@ _CANDIDATES = PreparedStatement(
                    WHERE f.message_id = m.id
                      AND fr.agent_session_id = CAST(:session_id AS uuid)
                      AND f.state IN ('delivered', 'absorbed')) AS delivered_to_session,
-           (SELECT {_has_older("tw")}) AS thread_has_older
+           (SELECT {_has_older("tw")}) AS thread_has_older,
+           CASE WHEN m.part = 'trigger' THEN {_AUTHOR_FACTS} END AS facts
     FROM m
     JOIN threads t ON t.id = m.thread_id
     JOIN principals p ON p.id = m.author_principal_id
@@ -266,9 +279,14 @@ class RunContextRepository:
             facts=as_bundle(m["facts"]),
         )
 
-    def candidates(self, plan: WindowPlan) -> CandidateRows:
-        """The triggering message, both windows and the delivered follow-ups."""
+    def candidates(self, plan: WindowPlan, *, actor_id: str, channel_id: str) -> CandidateRows:
+        """The triggering message, both windows, the delivered follow-ups and the facts.
+
+        The facts cover ``actor_id`` and every candidate author on ``channel_id``.
+        """
         params = {
+            "actor_id": actor_id,
+            "channel_id": channel_id,
             "trigger_id": plan.trigger.id,
             "session_id": plan.delivered_session_id,
             **_window_params("tw", plan.thread),
@@ -278,9 +296,12 @@ class RunContextRepository:
         parts: dict[str, list[StoredMessage]] = {"trigger": [], "thread": [], "channel": []}
         delivered: set[str] = set()
         thread_has_older = False
+        facts = None
         for row in rows:
             message = message_from_row(row)
             parts[row.part].append(message)
+            if row.part == "trigger":
+                facts = as_bundle(row.facts)
             if row.delivered_to_session:
                 delivered.add(message.id)
             # The same flag on every row (an uncorrelated subquery, evaluated once).
@@ -291,4 +312,5 @@ class RunContextRepository:
             thread_has_older=thread_has_older,
             channel=parts["channel"],
             delivered=frozenset(delivered),
+            facts=facts,
         )

@@ -32,8 +32,8 @@ class RunContextReads(Protocol):
     def load(self, run_id: str, actor_id: str) -> LoadedRun | None:
         """The run, its surroundings and the actor's facts, or ``None`` if unknown."""
 
-    def candidates(self, plan: WindowPlan) -> CandidateRows:
-        """The triggering message, both windows and the delivered follow-ups."""
+    def candidates(self, plan: WindowPlan, *, actor_id: str, channel_id: str) -> CandidateRows:
+        """The trigger, both windows, the delivered follow-ups and the authors' facts."""
 
 
 class RunContextUnit(Protocol):
@@ -42,10 +42,6 @@ class RunContextUnit(Protocol):
     @property
     def run_context(self) -> RunContextReads:
         """The run-context reads on the unit's connection."""
-
-    @property
-    def facts(self) -> FactReads:
-        """The fact bundles on the unit's connection."""
 
     def __enter__(self) -> Self:
         """Open the unit (take a pooled connection)."""

@@ -9,9 +9,9 @@ part, trust included, on each request:
    runs are 404; a person or an app 403 ``subject_kind_not_allowed``; another agent
    403 ``not_self``. Denials are audited, reads are not.
 3. Plan the session mode, floor and windows (pure domain code).
-4. Load the triggering message, both windows and the delivered follow-ups (one
-   statement, ``LIMIT`` and ``EXISTS`` in SQL: cost independent of the thread's
-   length), then the facts of every candidate author (one statement).
+4. Load the triggering message, both windows, the delivered follow-ups and the facts
+   of every candidate author (one statement, ``LIMIT`` and ``EXISTS`` in SQL: cost
+   independent of the thread's length).
 5. Ask OPA once more (round trip 2): which candidates the agent may read
    (``message.read`` in filter mode), who holds trigger on the channel now, and the
    role and trust of every (author, origin) pair (origin before author).
@@ -188,16 +188,13 @@ class ReadRunContext:
                 plan = shaping.plan_windows(s, self._limits.backfill)
             except shaping.TriggerOutOfReach:
                 raise NotFound() from None
-            rows = unit.run_context.candidates(plan)
-            trigger = rows.trigger
-            if trigger is None:
-                raise NotFound()
-            candidates = [trigger, *rows.channel, *rows.thread]
-            facts = unit.facts.bundle(
-                {actor.id, *(m.author_id for m in candidates)}, {s.channel_id}
-            )
+            rows = unit.run_context.candidates(plan, actor_id=actor.id, channel_id=s.channel_id)
+        trigger = rows.trigger
+        if trigger is None or rows.facts is None:
+            raise NotFound()
+        candidates = [trigger, *rows.channel, *rows.thread]
         verdict = self._policy.evaluate_run_context(
-            run_context_input(actor, run, candidates, facts)
+            run_context_input(actor, run, candidates, rows.facts)
         )
         if not verdict.is_readable(trigger.thread_id, trigger.thread_seq):
             raise NotFound()

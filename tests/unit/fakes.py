@@ -93,14 +93,16 @@ class FakeRunContextReads:
     loaded: LoadedRun | None
     rows: CandidateRows | None = None
     plans: list[WindowPlan] = field(default_factory=list)
+    asked_facts: list[tuple[str, str]] = field(default_factory=list)
 
     def load(self, run_id: str, actor_id: str) -> LoadedRun | None:
         """The scripted run."""
         return self.loaded
 
-    def candidates(self, plan: WindowPlan) -> CandidateRows:
-        """The scripted rows; the plan is recorded for assertions."""
+    def candidates(self, plan: WindowPlan, *, actor_id: str, channel_id: str) -> CandidateRows:
+        """The scripted rows; the plan and the facts' scope are recorded."""
         self.plans.append(plan)
+        self.asked_facts.append((actor_id, channel_id))
         if self.rows is None:
             raise AssertionError("candidates were not expected")
         return self.rows

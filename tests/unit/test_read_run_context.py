@@ -87,6 +87,7 @@ def rows(**changes: Any) -> CandidateRows:
         thread_has_older=False,
         channel=[stored("c39", MAIN, 39, author_id="writer")],
         delivered=frozenset(),
+        facts=empty_facts(),
     )
     return replace(base, **changes)
 
@@ -280,8 +281,10 @@ def test_opa_is_asked_twice_with_positions_by_thread_and_distinct_authors() -> N
         "triggered_by": "alex",
         "parent": {"thread_id": MAIN, "seq": 40},
     }
-    # The facts cover the actor and every author, for the run's channel only.
-    assert world.unit.facts.asked == [({"lotse", "alex", "sam", "writer"}, {"general"})]
+    # The facts cover the actor and every author, for the run's channel only (read with
+    # the candidates, in the same statement).
+    assert world.reads.asked_facts == [("lotse", "general")]
+    assert sent["facts"] is world.reads.rows.facts  # type: ignore[union-attr]
 
 
 def test_a_run_without_triggering_person_or_parent_leaves_both_out_of_the_input() -> None:

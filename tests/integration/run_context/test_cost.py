@@ -1,7 +1,7 @@
 """The cost of a context read does not grow with the thread (seed 000 note 3).
 
 A thread with 10 earlier messages and one with 1000 are read; both reads take exactly
-two OPA round trips (run.context.read, then the batch) and four SQL statements.
+two OPA round trips (run.context.read, then the batch) and three SQL statements.
 """
 
 from __future__ import annotations
@@ -79,6 +79,6 @@ def test_reading_a_thread_of_1000_messages_costs_what_a_thread_of_10_costs(
     assert [e["thread_seq"] for e in long["thread_context"]] == list(range(951, 1001))
     assert long["truncated_before_seq"] == 951
     assert opa_short == opa_long == 2
-    # Token lookup; run, surroundings and the actor's facts; trigger, windows and
-    # follow-ups; the authors' facts.
-    assert sql_short == sql_long == 4
+    # Token lookup; run, surroundings and the actor's facts; trigger, windows,
+    # follow-ups and the authors' facts.
+    assert sql_short == sql_long == 3

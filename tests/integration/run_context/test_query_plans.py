@@ -117,15 +117,14 @@ def test_a_context_read_of_a_100000_message_thread_uses_only_index_scans_on_larg
     rc, sent = captured
     executed = [(sql, params) for sql, params in sent if sql.startswith("EXECUTE")]
     prepares = [sql for sql, _ in sent if sql.startswith("PREPARE")]
-    # Token lookup; run with the actor's facts; trigger, windows and follow-ups; the
+    # Token lookup; run with the actor's facts; trigger, windows, follow-ups and the
     # authors' facts. Each statement was prepared on the connection's first use.
     assert [sql.split("(")[0] for sql, _ in executed] == [
         "EXECUTE token_holder",
         "EXECUTE run_context_load",
         "EXECUTE run_context_candidates",
-        "EXECUTE fact_bundle",
     ]
-    assert len(prepares) == 4
+    assert len(prepares) == 3
 
     conn = psycopg2.connect(database_url)
     conn.autocommit = True
@@ -148,7 +147,7 @@ def test_a_context_read_of_a_100000_message_thread_uses_only_index_scans_on_larg
     finally:
         conn.close()
 
-    # A second read sends exactly the four statements (already prepared).
+    # A second read sends exactly the three statements (already prepared).
     before = rc.service.sql_statements
     rc.context("r1")
-    assert rc.service.sql_statements - before == 4
+    assert rc.service.sql_statements - before == 3
