@@ -5,8 +5,9 @@ Connexion; a test enforces it) and needs only ``httpx`` and ``attrs``, so it can
 installed or vendored alone.
 
 * :mod:`agent_sdk.rest`: typed clients, :class:`PrincipalClient` (agent or person
-  token) and :class:`RunnerClient` (runner token), over the client generated from
-  ``openapi/openapi.yaml`` (:mod:`agent_sdk.client`).
+  token; with the run privacy operations) and :class:`RunnerClient` (runner token),
+  over the client generated from ``openapi/openapi.yaml`` (:mod:`agent_sdk.client`).
+  They are the SDK's only HTTP clients.
 * :mod:`agent_sdk.relay`: :class:`SessionRelay`, the runner side of the comms relay.
 * :mod:`agent_sdk.comms`: :class:`CommsBroker` over the runner's transport seam (no
   token) and the tools ``comms_post_message`` and ``comms_list_messages``
@@ -14,9 +15,9 @@ installed or vendored alone.
 * :mod:`agent_sdk.render`: fenced renderers for the comms transcript and the run
   context that a message body cannot forge.
 * :mod:`agent_sdk.errors`: every exception, under :class:`SdkError`.
-* :mod:`agent_sdk.runs_client` and :mod:`agent_sdk.privacy`: the run privacy
-  endpoints' client and the guarded dispatch helper that records every provider
-  attempt before the chat or tool adapter is called.
+* :mod:`agent_sdk.privacy`: the guarded dispatch helper that records every provider
+  attempt (through :meth:`PrincipalClient.record_attempt`) before the chat or tool
+  adapter is called.
 * :mod:`agent_sdk.contracts`: the wire contracts shared with the server (pydantic);
   the server imports them from here, never the reverse.
 """

@@ -6,7 +6,9 @@ tightens the run's privacy ceilings under a run-row lock and commits before it
 answers "go". :class:`GuardedDispatcher` is the one helper adapters call providers
 through; it records the attempt and only then calls the chat or tool adapter it is
 given. A refusal (or no answer) raises :class:`AttemptRefused` and the adapter is
-never called.
+never called. The recorder of the production dispatcher is the SDK's one REST client,
+:class:`~agent_sdk.rest.PrincipalClient` with the agent's token
+(:meth:`~agent_sdk.rest.PrincipalClient.record_attempt`).
 
 Calls that carry a run always go through the guard and bypass any response cache:
 a cached response does not say which run and which ceiling it was made under, so a
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterable
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
-from agent_sdk.runs_client import RunsClient
+from agent_sdk.rest import PrincipalClient
 
 __all__ = [
     "AttemptKind",
@@ -54,7 +56,7 @@ class AttemptKind(StrEnum):
 
 
 class AttemptRecorder(Protocol):
-    """Records an attempt with the service (``RunsClient.record_attempt``)."""
+    """Records an attempt with the service (``PrincipalClient.record_attempt``)."""
 
     def record_attempt(
         self, run_id: str, *, attempt_id: str, provider_id: str, kind: str
@@ -95,8 +97,9 @@ class MemoryResponseCache:
 class AttemptRefused(Exception):
     """The service did not answer "go" for this attempt: the provider was not called.
 
-    The cause (for example ``agent_sdk.runs_client.ServiceRefused`` with status 403
-    and reason ``unknown_provider``) is chained as ``__cause__``.
+    The cause (for example :class:`agent_sdk.errors.Forbidden` with reason
+    ``unknown_provider``, or :class:`agent_sdk.errors.TransportFailure` when no answer
+    arrived) is chained as ``__cause__``.
     """
 
     def __init__(self, provider_id: str, kind: str) -> None:
@@ -274,6 +277,9 @@ def build_dispatcher(
     """The production dispatcher: the privacy guard is always wired.
 
     Adapters get their dispatcher here, so no code path reaches a provider without the
-    recorder; a dispatcher without one can only serve calls that carry no run.
+    recorder; a dispatcher without one can only serve calls that carry no run. The
+    recorder is a :class:`~agent_sdk.rest.PrincipalClient` with the agent's ``token``
+    (pooled connections, a timeout per request, an attempt retried with its own
+    ``attempt_id`` only).
     """
-    return GuardedDispatcher(RunsClient(base_url, token), cache=cache)
+    return GuardedDispatcher(PrincipalClient(base_url, token), cache=cache)

@@ -30,7 +30,9 @@ TARGET = REPO / "agent_sdk" / "client"
 BIN = Path(sys.executable).parent
 
 # The agent's and the runner's operations (and provisioning, which a runner's
-# operator tooling calls with a person's token). Adding one here adds it to the client.
+# operator tooling calls with a person's token), then the run privacy operations an
+# agent's adapter calls around every provider attempt (agent_sdk.privacy). Adding one
+# here adds it to the client.
 OPERATIONS = (
     "getRunContext",
     "listChannelMessages",
@@ -41,6 +43,11 @@ OPERATIONS = (
     "runnerSessionReload",
     "runnerSessionStop",
     "relayCommsCall",
+    "recordProviderAttempt",
+    "appendRunStep",
+    "putRunAnswer",
+    "getRunPrivacy",
+    "rotateRunEnvelope",
 )
 _METHODS = ("get", "put", "post", "delete", "patch")
 _CONFIG = "project_name_override: agent-sdk-client\npackage_name_override: client\npost_hooks: []\n"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
+from agent_sdk.errors import Forbidden, TransportFailure
 from agent_sdk.privacy import (
     AttemptKind,
     AttemptRefused,
@@ -16,7 +19,7 @@ from agent_sdk.privacy import (
     NoProviderLeft,
     build_dispatcher,
 )
-from agent_sdk.runs_client import RunsClient, ServiceRefused
+from agent_sdk.rest import PrincipalClient
 
 
 class FakeRecorder:
@@ -31,7 +34,7 @@ class FakeRecorder:
         self.attempt_ids.append(attempt_id)
         if provider_id in self.refuse:
             self.events.append(f"refused {kind} {provider_id}")
-            raise ServiceRefused(403, "forbidden", "unknown_provider")
+            raise Forbidden(403, {"code": "forbidden", "reason": "unknown_provider"})
         self.events.append(f"recorded {kind} {provider_id} for {run_id}")
 
 
@@ -76,7 +79,7 @@ def test_a_refusal_raises_and_the_adapter_is_never_called() -> None:
         dispatcher.chat(FakeAdapter(events), "hi", provider_id="shadow", run_id="r1")
 
     assert events == ["refused chat shadow"]
-    assert isinstance(raised.value.__cause__, ServiceRefused)
+    assert isinstance(raised.value.__cause__, Forbidden)
     assert (raised.value.provider_id, raised.value.kind) == ("shadow", "chat")
 
 
@@ -228,19 +231,50 @@ def test_run_calls_bypass_the_cache_and_other_calls_are_replayed() -> None:
     assert cache.get("same") == (True, "reply of eu to hi")
 
 
-def test_the_production_factory_wires_a_runs_client_as_recorder() -> None:
+RUN = "7e3c1a52-0d4b-4f6e-9a21-5c8b3f0e1d01"
+
+
+def test_the_production_factory_wires_the_principal_client_as_recorder() -> None:
     dispatcher = build_dispatcher("http://127.0.0.1:9", "tok-lotse")
 
-    assert isinstance(dispatcher.recorder, RunsClient)
+    assert isinstance(dispatcher.recorder, PrincipalClient)
 
 
-def test_an_unreachable_service_is_a_refusal_by_the_runs_client() -> None:
+def test_an_unreachable_service_is_a_refusal_by_the_principal_client() -> None:
+    def unreachable(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        raise httpx.ConnectError("connection refused", request=request)
+
+    sent: list[httpx.Request] = []
     events: list[str] = []
-    dispatcher = build_dispatcher("http://127.0.0.1:9", "tok-lotse")
+    client = PrincipalClient(
+        "http://127.0.0.1:9", "tok-lotse", transport=httpx.MockTransport(unreachable), backoff=0
+    )
+    dispatcher = GuardedDispatcher(client)
 
     with pytest.raises(AttemptRefused) as raised:
-        dispatcher.chat(FakeAdapter(events), "hi", provider_id="eu", run_id="r1")
+        dispatcher.chat(FakeAdapter(events), "hi", provider_id="eu", run_id=RUN, attempt_id="a-1")
 
-    assert isinstance(raised.value.__cause__, ServiceRefused)
-    assert raised.value.__cause__.status == 0
+    assert isinstance(raised.value.__cause__, TransportFailure)
+    assert events == []
+    # Retried (an attempt is idempotent by its id), always with the same attempt id.
+    assert len(sent) == 3
+    assert [json.loads(request.content) for request in sent] == [
+        {"attempt_id": "a-1", "provider_id": "eu", "kind": "chat"}
+    ] * 3
+
+
+def test_a_run_id_that_is_not_a_uuid_is_refused_before_anything_is_sent() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(500)
+
+    sent: list[httpx.Request] = []
+    events: list[str] = []
+    client = PrincipalClient("http://svc", "tok-lotse", transport=httpx.MockTransport(answer))
+
+    with pytest.raises(AttemptRefused):
+        GuardedDispatcher(client).chat(FakeAdapter(events), "hi", provider_id="eu", run_id="r1")
+
+    assert sent == []
     assert events == []

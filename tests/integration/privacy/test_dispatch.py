@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from agent_sdk.errors import Conflict, Forbidden
 from agent_sdk.privacy import (
     AttemptKind,
     AttemptRefused,
@@ -21,7 +22,7 @@ from agent_sdk.privacy import (
     NoProviderLeft,
     build_dispatcher,
 )
-from agent_sdk.runs_client import RunsClient, ServiceRefused
+from agent_sdk.rest import PrincipalClient
 from tests.support.privacy_world import PrivacyWorld
 
 pytestmark = pytest.mark.integration
@@ -122,8 +123,8 @@ def test_a_refused_attempt_never_reaches_the_adapter_and_stops_the_fallback(
         )
 
     cause = raised.value.__cause__
-    assert isinstance(cause, ServiceRefused)
-    assert (cause.status, cause.code, cause.reason) == (403, "forbidden", "unknown_provider")
+    assert isinstance(cause, Forbidden)
+    assert (cause.http_status, cause.code, cause.reason) == (403, "forbidden", "unknown_provider")
     assert adapter.calls == []
     assert shared.run_row(run)["attempted_provider_ids"] == []
 
@@ -175,27 +176,34 @@ def test_a_dispatcher_without_the_guard_refuses_run_calls(shared: PrivacyWorld) 
 def test_the_production_factory_wires_the_guard(shared: PrivacyWorld) -> None:
     dispatcher = build_dispatcher(shared.base_url, "tok-lotse")
 
-    assert isinstance(dispatcher.recorder, RunsClient)
+    assert isinstance(dispatcher.recorder, PrincipalClient)
 
 
-def test_the_runs_client_covers_the_run_privacy_endpoints(shared: PrivacyWorld) -> None:
+def test_the_principal_client_covers_the_run_privacy_endpoints(shared: PrivacyWorld) -> None:
     run = shared.new_run()
-    client = RunsClient(shared.base_url, "tok-lotse")
+    attempt_id = uuid.uuid4().hex
 
-    ceilings = client.record_attempt(
-        run, attempt_id=uuid.uuid4().hex, provider_id="answer-meta", kind="chat"
-    )
-    step = client.append_step(run, kind="chat_request", metadata={"model": "m-1"}, content="c")
-    stored = client.put_answer(run, "An answer.")
-    state = client.privacy(run)
-    new_etag = client.rotate_envelope(run, etag=state.etag, sealed_envelope="a2V5")
+    with PrincipalClient(shared.base_url, "tok-lotse") as client:
+        go = client.record_attempt(
+            run, attempt_id=attempt_id, provider_id="answer-meta", kind="chat"
+        )
+        again = client.record_attempt(
+            run, attempt_id=attempt_id, provider_id="answer-meta", kind="chat"
+        )
+        step = client.append_step(run, kind="chat_request", metadata={"model": "m-1"}, content="c")
+        answer = client.put_answer(run, "An answer.")
+        state = client.run_privacy(run)
+        new_etag = client.rotate_envelope(run, etag=state.etag, sealed_envelope="a2V5")
+        with pytest.raises(Conflict) as conflict:
+            client.rotate_envelope(run, etag=state.etag, sealed_envelope="b2xk")
 
+    ceilings = go.ceilings
     assert (ceilings.audit_content.level, ceilings.background_answer.explicit) == ("full", True)
-    assert step.kept == ("content", "kind", "metadata")
-    assert stored is False
-    assert state.ceilings == ceilings
-    assert state.attempted_provider_ids == ("answer-meta",)
+    assert again.ceilings == ceilings
+    assert step.kept == ["content", "kind", "metadata"]
+    assert answer.stored is False
+    assert state.privacy.ceilings == ceilings
+    # The repeated attempt id ran the guard again without appending the provider twice.
+    assert state.privacy.attempted_provider_ids == ["answer-meta"]
     assert new_etag != state.etag
-    with pytest.raises(ServiceRefused) as conflict:
-        client.rotate_envelope(run, etag=state.etag, sealed_envelope="b2xk")
-    assert conflict.value.status == 409
+    assert conflict.value.http_status == 409

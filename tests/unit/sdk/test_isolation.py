@@ -1,4 +1,9 @@
-"""The SDK imports nothing of the server, so adapter authors can install it alone."""
+"""The SDK imports nothing of the server, so adapter authors can install it alone.
+
+Its run-time dependencies are ``httpx`` and ``attrs`` (and pydantic for the wire
+contracts in ``agent_sdk.contracts``); ``requests`` in particular is not one of them:
+every HTTP call goes through the generated client on httpx.
+"""
 
 from __future__ import annotations
 
@@ -8,26 +13,35 @@ import sys
 
 from tests.support.services import REPO_ROOT
 
-FORBIDDEN = ("app", "repositories", "sqlalchemy", "connexion", "psycopg2", "flask")
+FORBIDDEN = ("app", "repositories", "sqlalchemy", "connexion", "psycopg2", "flask", "requests")
 
 
-def test_importing_the_sdk_pulls_in_no_server_module() -> None:
+def test_importing_the_sdk_pulls_in_no_server_module_and_not_requests() -> None:
+    # Every module of the package, found by walking it, so a new one is covered too.
     code = (
-        "import json, sys\n"
-        "import agent_sdk, agent_sdk.rest, agent_sdk.relay, agent_sdk.comms, agent_sdk.render\n"
-        "print(json.dumps(sorted(sys.modules)))\n"
+        "import importlib, importlib.util, json, pkgutil, sys\n"
+        "import agent_sdk\n"
+        "names = [m.name for m in pkgutil.walk_packages(agent_sdk.__path__, 'agent_sdk.')]\n"
+        "for name in names:\n"
+        "    importlib.import_module(name)\n"
+        "loaded = sorted(sys.modules)\n"
+        "installed = importlib.util.find_spec('requests') is not None\n"
+        "print(json.dumps({'walked': names, 'loaded': loaded, 'requests': installed}))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     )
 
-    modules = json.loads(result.stdout)
-    leaked = [name for name in modules if name.split(".")[0] in FORBIDDEN]
+    answer = json.loads(result.stdout)
+    leaked = [name for name in answer["loaded"] if name.split(".")[0] in FORBIDDEN]
     assert leaked == []
-    assert "agent_sdk.client" in modules
+    assert {"agent_sdk.client", "agent_sdk.privacy", "agent_sdk.rest"} <= set(answer["walked"])
+    # requests is installed in this environment (the server's tests use it), so its
+    # absence from the loaded modules is the SDK's doing.
+    assert answer["requests"] is True
 
 
-def test_no_sdk_source_names_a_server_package() -> None:
+def test_no_sdk_source_names_a_server_package_or_requests() -> None:
     offenders = [
         str(path.relative_to(REPO_ROOT))
         for path in (REPO_ROOT / "agent_sdk").rglob("*.py")

@@ -1,4 +1,4 @@
-"""The REST clients: Problem JSON to exceptions, retries only where safe."""
+"""The REST clients: Problem JSON to exceptions, retries only where safe, run privacy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import httpx
 import pytest
 
 from agent_sdk import PrincipalClient, RunnerClient
+from agent_sdk.client.types import Unset
 from agent_sdk.errors import (
+    Conflict,
     Forbidden,
     NotFound,
     RateLimited,
@@ -158,3 +160,198 @@ def test_a_call_outside_the_union_fails_before_sending() -> None:
         _runner(script).relay("s", {"call_id": "c1", "respond_to_ask": {"answer": "yes"}})
 
     assert script.requests == []
+
+
+# ------------------------------------------------------------ run privacy operations
+
+ATTEMPT_GO = {
+    "outcome": "go",
+    "ceilings": {
+        "audit_content": {"level": "metadata", "explicit": True},
+        "background_answer": {"level": "metadata", "explicit": False},
+    },
+}
+
+
+def _timeout() -> httpx.Response:
+    raise httpx.ReadTimeout("slow")
+
+
+def test_an_attempt_is_recorded_with_the_agent_token_and_answers_go() -> None:
+    script = Script(httpx.Response(200, json=ATTEMPT_GO))
+
+    go = _principal(script).record_attempt(
+        RUN, attempt_id="a-1", provider_id="eu-hosted", kind="chat"
+    )
+
+    assert go.outcome == "go"
+    assert (go.ceilings.audit_content.level, go.ceilings.audit_content.explicit) == (
+        "metadata",
+        True,
+    )
+    request = script.requests[0]
+    assert (request.method, request.url.path) == ("POST", f"/api/v1/runs/{RUN}/provider-attempts")
+    assert request.headers["authorization"] == "Bearer tok-lotse"
+    assert json.loads(request.content) == {
+        "attempt_id": "a-1",
+        "provider_id": "eu-hosted",
+        "kind": "chat",
+    }
+
+
+def test_an_attempt_is_retried_with_the_same_attempt_id() -> None:
+    script = Script(
+        _problem(503, "service_unavailable"), _timeout, httpx.Response(200, json=ATTEMPT_GO)
+    )
+
+    _principal(script).record_attempt(RUN, attempt_id="a-1", provider_id="eu", kind="tool")
+
+    assert len(script.requests) == 3
+    assert {json.loads(request.content)["attempt_id"] for request in script.requests} == {"a-1"}
+
+
+def test_an_unknown_provider_is_forbidden_with_its_reason_and_not_retried() -> None:
+    script = Script(_problem(403, "forbidden", reason="unknown_provider"))
+
+    with pytest.raises(Forbidden) as raised:
+        _principal(script).record_attempt(RUN, attempt_id="a-1", provider_id="x", kind="chat")
+
+    assert (raised.value.http_status, raised.value.reason) == (403, "unknown_provider")
+    assert len(script.requests) == 1
+
+
+def test_an_outcome_outside_the_contract_is_not_a_go() -> None:
+    script = Script(httpx.Response(200, json={**ATTEMPT_GO, "outcome": "maybe"}))
+
+    with pytest.raises(TransportFailure):
+        _principal(script).record_attempt(RUN, attempt_id="a-1", provider_id="x", kind="chat")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"<html>bad gateway</html>", b'{"status": 503}'],
+    ids=["not-json", "not-a-problem"],
+)
+def test_a_body_the_contract_does_not_allow_is_a_transport_failure(body: bytes) -> None:
+    script = Script(httpx.Response(503, content=body))
+
+    with pytest.raises(TransportFailure):
+        _principal(script).run_context(RUN)
+
+    assert len(script.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        pytest.param(
+            lambda c: c.record_attempt("r1", attempt_id="a", provider_id="p", kind="chat"),
+            "run_id is not a UUID",
+            id="run-id",
+        ),
+        pytest.param(
+            lambda c: c.record_attempt(RUN, attempt_id="a", provider_id="p", kind="fax"),
+            "not an attempt kind",
+            id="attempt-kind",
+        ),
+        pytest.param(
+            lambda c: c.append_step(RUN, kind="gossip"), "not in the contract", id="step-kind"
+        ),
+        pytest.param(
+            lambda c: c.append_step(RUN, kind="note", metadata={"modell": "m-1"}),
+            "not in the contract",
+            id="metadata-key",
+        ),
+        pytest.param(lambda c: c.run_context("r1"), "run_id is not a UUID", id="context-run-id"),
+    ],
+)
+def test_arguments_outside_the_contract_fail_before_sending(
+    call: Callable[[PrincipalClient], object], message: str
+) -> None:
+    script = Script()
+
+    with pytest.raises(SdkError, match=message):
+        call(_principal(script))
+
+    assert script.requests == []
+
+
+def test_a_step_sends_only_the_parts_given_and_is_never_retried() -> None:
+    script = Script(_problem(503, "service_unavailable"))
+
+    with pytest.raises(ServiceUnavailable):
+        _principal(script).append_step(RUN, kind="chat_request", metadata={"model": "m-1"})
+
+    assert len(script.requests) == 1
+    assert script.requests[0].url.path == f"/api/v1/runs/{RUN}/steps"
+    assert json.loads(script.requests[0].content) == {
+        "kind": "chat_request",
+        "metadata": {"model": "m-1"},
+    }
+
+
+def test_a_stored_step_names_the_parts_kept() -> None:
+    stored = {"seq": 3, "kept": ["kind", "metadata"], "ceilings": ATTEMPT_GO["ceilings"]}
+    script = Script(httpx.Response(201, json=stored))
+
+    step = _principal(script).append_step(RUN, kind="note", content="c", metadata={})
+
+    assert (step.seq, step.kept) == (3, ["kind", "metadata"])
+    assert json.loads(script.requests[0].content) == {
+        "kind": "note",
+        "metadata": {},
+        "content": "c",
+    }
+
+
+def test_the_answer_is_a_put_retried_after_a_timeout() -> None:
+    answer = {"stored": False, "ceilings": ATTEMPT_GO["ceilings"]}
+    script = Script(_timeout, httpx.Response(200, json=answer))
+
+    result = _principal(script).put_answer(RUN, "An answer.")
+
+    assert result.stored is False
+    assert [request.method for request in script.requests] == ["PUT", "PUT"]
+    assert json.loads(script.requests[1].content) == {"answer_md": "An answer."}
+
+
+def test_the_privacy_read_returns_the_etag_and_leaves_unset_ceilings_unset() -> None:
+    script = Script(
+        httpx.Response(200, json={"attempted_provider_ids": []}, headers={"ETag": '"4"'})
+    )
+
+    state = _principal(script).run_privacy(RUN)
+
+    assert state.etag == '"4"'
+    assert state.privacy.attempted_provider_ids == []
+    assert isinstance(state.privacy.ceilings, Unset)
+    assert script.requests[0].url.path == f"/api/v1/runs/{RUN}/privacy"
+
+
+def test_a_privacy_read_without_an_etag_is_a_transport_failure() -> None:
+    script = Script(httpx.Response(200, json={"attempted_provider_ids": ["eu"]}))
+
+    with pytest.raises(TransportFailure):
+        _principal(script).run_privacy(RUN)
+
+
+def test_a_rotation_sends_if_match_and_returns_the_new_etag() -> None:
+    script = Script(httpx.Response(200, json={"envelope_version": 5}, headers={"ETag": '"5"'}))
+
+    etag = _principal(script).rotate_envelope(RUN, etag='"4"', sealed_envelope="a2V5")
+
+    assert etag == '"5"'
+    request = script.requests[0]
+    assert request.url.path == f"/api/v1/runs/{RUN}/envelope:rotate"
+    assert request.headers["if-match"] == '"4"'
+    assert json.loads(request.content) == {"sealed_envelope": "a2V5"}
+
+
+def test_a_rotation_is_never_retried_and_a_moved_version_is_a_conflict() -> None:
+    with pytest.raises(TransportFailure):
+        _principal(Script(_timeout)).rotate_envelope(RUN, etag='"4"', sealed_envelope="a2V5")
+
+    script = Script(_problem(409, "conflict"))
+    with pytest.raises(Conflict):
+        _principal(script).rotate_envelope(RUN, etag='"4"', sealed_envelope="a2V5")
+    assert len(script.requests) == 1
