@@ -29,11 +29,10 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class RequestContext:
-    """The authenticated actor, the route and the services of one request."""
+class _Operation:
+    """The services and the route of one request, whoever authenticated it."""
 
     services: Services
-    actor: Actor
     route: Route
 
     @property
@@ -45,6 +44,13 @@ class RequestContext:
     def action(self) -> str:
         """The action this operation is decided as (``x-action``)."""
         return self.route.action
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext(_Operation):
+    """The authenticated actor, the route and the services of one request."""
+
+    actor: Actor
 
 
 def begin(operation_id: str) -> RequestContext:
@@ -73,22 +79,10 @@ def no_content() -> Response:
 
 
 @dataclass(frozen=True, slots=True)
-class RunnerRequestContext:
+class RunnerRequestContext(_Operation):
     """The authenticated runner, the route and the services of one runner request."""
 
-    services: Services
     runner: RunnerIdentity
-    route: Route
-
-    @property
-    def use_cases(self) -> UseCases:
-        """The wired use cases."""
-        return self.services.use_cases
-
-    @property
-    def action(self) -> str:
-        """The action this operation is decided as (``x-action``)."""
-        return self.route.action
 
 
 def begin_runner(operation_id: str) -> RunnerRequestContext:

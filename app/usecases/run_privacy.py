@@ -316,8 +316,8 @@ def _invalid(path: str, message: str) -> ValidationFailed:
     )
 
 
-class RecordProviderAttempt:
-    """``recordProviderAttempt``: the boundary every chat or tool attempt passes first.
+class _GuardedUseCase:
+    """A use case that writes through the retention guard.
 
     Args:
         guard: the retention guard; ``None`` refuses every call (500).
@@ -330,6 +330,10 @@ class RecordProviderAttempt:
     def guard(self) -> RetentionGuard | None:
         """The retention guard this use case writes through (``None``: every call refused)."""
         return self._guard
+
+
+class RecordProviderAttempt(_GuardedUseCase):
+    """``recordProviderAttempt``: the boundary every chat or tool attempt passes first."""
 
     def __call__(
         self, actor: Actor, action: str, run_id: str, body: Mapping[str, Any]
@@ -371,20 +375,8 @@ class RecordProviderAttempt:
         return {"outcome": "go", "ceilings": ceilings_view(applied.ceilings)}
 
 
-class AppendRunStep:
-    """``appendRunStep``: store a step payload filtered by the run's current ceilings.
-
-    Args:
-        guard: the retention guard; ``None`` refuses every call (500).
-    """
-
-    def __init__(self, *, guard: RetentionGuard | None) -> None:
-        self._guard = guard
-
-    @property
-    def guard(self) -> RetentionGuard | None:
-        """The retention guard this use case writes through (``None``: every call refused)."""
-        return self._guard
+class AppendRunStep(_GuardedUseCase):
+    """``appendRunStep``: store a step payload filtered by the run's current ceilings."""
 
     def __call__(
         self, actor: Actor, action: str, run_id: str, step: Mapping[str, Any]
@@ -411,20 +403,8 @@ class AppendRunStep:
         }
 
 
-class PutRunAnswer:
-    """``putRunAnswer``: store the background answer if the run's ceiling keeps it.
-
-    Args:
-        guard: the retention guard; ``None`` refuses every call (500).
-    """
-
-    def __init__(self, *, guard: RetentionGuard | None) -> None:
-        self._guard = guard
-
-    @property
-    def guard(self) -> RetentionGuard | None:
-        """The retention guard this use case writes through (``None``: every call refused)."""
-        return self._guard
+class PutRunAnswer(_GuardedUseCase):
+    """``putRunAnswer``: store the background answer if the run's ceiling keeps it."""
 
     def __call__(self, actor: Actor, action: str, run_id: str, answer: str) -> dict[str, Any]:
         """Store the answer, or store nothing and say so (``stored: false``).
@@ -442,20 +422,8 @@ class PutRunAnswer:
         return {"stored": stored, "ceilings": ceilings_view(applied.ceilings)}
 
 
-class RotateRunEnvelope:
-    """``rotateRunEnvelope``: replace the sealed envelope if nothing changed since it was read.
-
-    Args:
-        guard: the retention guard; ``None`` refuses every call (500).
-    """
-
-    def __init__(self, *, guard: RetentionGuard | None) -> None:
-        self._guard = guard
-
-    @property
-    def guard(self) -> RetentionGuard | None:
-        """The retention guard this use case writes through (``None``: every call refused)."""
-        return self._guard
+class RotateRunEnvelope(_GuardedUseCase):
+    """``rotateRunEnvelope``: replace the sealed envelope if nothing changed since it was read."""
 
     def __call__(self, actor: Actor, action: str, run_id: str, if_match: str, sealed: str) -> int:
         """The new envelope version.
