@@ -42,7 +42,9 @@ class CaptureStats:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
-def capture(lines: Iterable[bytes | str], source: str = "captured") -> tuple[list[Record], CaptureStats]:
+def capture(
+    lines: Iterable[bytes | str], source: str = "captured"
+) -> tuple[list[Record], CaptureStats]:
     """Records from OPA decision-log lines, and what was read."""
     stats = CaptureStats()
     records = []

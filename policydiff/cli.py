@@ -3,7 +3,8 @@
 * ``diff --base REV``: replay the corpus against the base revision's ``policies/`` and
   the working tree's, report every decision that changes. Exit status 0 without
   changes, 1 with changes, 2 when it could not run; with ``--expect FILE`` 0 when
-  exactly the listed groups changed, else 1.
+  exactly the listed groups changed, else 1; with ``--require-answers`` also 1 when
+  the head policies leave a record unanswered.
 * ``generate``: write the generated corpus (seeded, deterministic).
 * ``capture LOG ...``: turn OPA decision logs into a captured corpus.
 * ``doc [--check]``: render (or check) ``docs/policy-decisions.md``.
@@ -46,11 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     base.add_argument("--base", metavar="REV", help="git revision whose policies/ is the base")
     base.add_argument("--base-dir", type=Path, metavar="DIR", help="a policies folder as the base")
     diff.add_argument(
-        "--head-dir", type=Path, default=REPO_ROOT / "policies", metavar="DIR",
+        "--head-dir",
+        type=Path,
+        default=REPO_ROOT / "policies",
+        metavar="DIR",
         help="the changed policies (default: the working tree's policies/)",
     )
     diff.add_argument(
-        "--corpus", action="append", metavar="FILE",
+        "--corpus",
+        action="append",
+        metavar="FILE",
         help="a corpus file, or 'generated' for the generated corpus; repeatable "
         "(default: generated, plus .data/policy-corpus/recorded.jsonl and captured.jsonl "
         "when they exist)",
@@ -60,6 +66,11 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--examples", type=int, default=3, help="reduced examples per group")
     diff.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the generated corpus")
     diff.add_argument("--output", type=Path, metavar="FILE", help="write the report here")
+    diff.add_argument(
+        "--require-answers",
+        action="store_true",
+        help="exit 1 also when a record has no answer from the head policies",
+    )
 
     gen = commands.add_parser("generate", help="write the generated corpus")
     gen.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -123,6 +134,8 @@ def _diff(args: argparse.Namespace) -> int:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    if args.require_answers and report.unanswered:
+        return CHANGED
     if verdict is not None:
         return OK if verdict.passed else CHANGED
     return CHANGED if report.groups else OK

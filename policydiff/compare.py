@@ -182,7 +182,9 @@ def _intent_changes(input: Any, base: Any, head: Any) -> Iterator[Change]:
     for index, (old, new) in enumerate(zip(base, head, strict=True)):
         if old == new or not isinstance(old, dict) or not isinstance(new, dict):
             continue
-        name = sent[index].get("name") if index < len(sent) and isinstance(sent[index], dict) else "?"
+        name = (
+            sent[index].get("name") if index < len(sent) and isinstance(sent[index], dict) else "?"
+        )
         action = f"intent {name}"
         transition = (
             f"{old.get('decision')} {old.get('reason', '')}".strip()
@@ -214,7 +216,11 @@ def _session_context(input: Any, base: Any, head: Any) -> Iterator[Change]:
     ):
         return
     yield from _set_changes(
-        "permissions", "permissions_changed", base.get("permissions"), head.get("permissions"), "permissions"
+        "permissions",
+        "permissions_changed",
+        base.get("permissions"),
+        head.get("permissions"),
+        "permissions",
     )
     before = set(_reachable_keys(base.get("reachable")))
     after = set(_reachable_keys(head.get("reachable")))
@@ -264,7 +270,9 @@ def _privacy(action: str, base: Any, head: Any) -> Iterator[Change]:
         if base.get("ceilings") != head.get("ceilings") or base.get("retention") != head.get(
             "retention"
         ):
-            yield Change(action, "ceilings_changed", _looser(base, head), _ceiling_transition(base, head))
+            yield Change(
+                action, "ceilings_changed", _looser(base, head), _ceiling_transition(base, head)
+            )
         elif base.get("changed") != head.get("changed"):
             yield Change(action, "other_changed", False, "changed flag differs")
 
@@ -305,7 +313,9 @@ def _default_action(entrypoint: str, input: Any) -> str:
     return entrypoint.replace("/", ".")
 
 
-def changes(entrypoint: str, input: Any, base: dict[str, Any], head: dict[str, Any]) -> list[Change]:
+def changes(
+    entrypoint: str, input: Any, base: dict[str, Any], head: dict[str, Any]
+) -> list[Change]:
     """Every change between the base and the head outcome of one record.
 
     An empty list means the answers are equal. Anything that differs but fits no

@@ -23,7 +23,7 @@ from policydiff.corpus import Record
 from policydiff.minimise import Reduced, reduce
 from policydiff.scratch import Outcome, ScratchOpa
 
-__all__ = ["DiffReport", "Example", "Group", "run_diff"]
+__all__ = ["DiffReport", "Example", "Group", "diff_on", "run_diff"]
 
 _BATCH_RECORDS = 500
 _BATCH_BYTES = 2_000_000
@@ -87,6 +87,8 @@ class DiffReport:
         records: unique records replayed.
         partial: how many of them were partial.
         changed: records with at least one change.
+        unanswered: records the head policies give no answer for (undefined or an
+            evaluation error), changed or not; the app would answer them with 503.
         groups: the change groups, widening first.
         seconds: wall time of each phase (start, replay, compare, examples, total).
     """
@@ -97,6 +99,7 @@ class DiffReport:
     records: int
     partial: int
     changed: int
+    unanswered: int
     groups: list[Group]
     seconds: dict[str, float]
 
@@ -106,7 +109,7 @@ class DiffReport:
         return [group.id for group in self.groups]
 
 
-def _chunks(indices: Sequence[int], records: Sequence[Record], sizes: Sequence[int]) -> list[list[int]]:
+def _chunks(indices: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
     chunks: list[list[int]] = []
     current: list[int] = []
     weight = 0
@@ -132,7 +135,7 @@ def _replay(
     outcomes: list[list[Outcome]] = [[{} for _ in records] for _ in servers]
     futures: list[tuple[int, list[int], Future[list[Outcome]]]] = []
     for entrypoint, indices in by_entrypoint.items():
-        for chunk in _chunks(indices, records, sizes):
+        for chunk in _chunks(indices, sizes):
             inputs = [records[index].input for index in chunk]
             for position, server in enumerate(servers):
                 futures.append((position, chunk, pool.submit(server.evaluate, entrypoint, inputs)))
@@ -142,7 +145,9 @@ def _replay(
     return outcomes
 
 
-def _pick(group: Group, records: Sequence[Record], found: dict[int, list[Change]], count: int) -> list[tuple[int, Change]]:
+def _pick(
+    group: Group, records: Sequence[Record], found: dict[int, list[Change]], count: int
+) -> list[tuple[int, Change]]:
     """Up to ``count`` records of the group: different transitions first, small first."""
     ordered = sorted(group.records, key=lambda index: len(records[index].key))
     picked: list[tuple[int, Change]] = []
@@ -152,9 +157,7 @@ def _pick(group: Group, records: Sequence[Record], found: dict[int, list[Change]
             if len(picked) >= count:
                 return picked
             change = next(
-                c
-                for c in found[index]
-                if (c.action, c.kind) == (group.action, group.kind)
+                c for c in found[index] if (c.action, c.kind) == (group.action, group.kind)
             )
             if any(index == chosen for chosen, _ in picked):
                 continue
@@ -163,6 +166,81 @@ def _pick(group: Group, records: Sequence[Record], found: dict[int, list[Change]
             picked.append((index, change))
             shown.add(change.transition)
     return picked
+
+
+def diff_on(
+    records: Sequence[Record],
+    base: ScratchOpa,
+    head: ScratchOpa,
+    *,
+    base_label: str,
+    head_label: str,
+    examples: int = 3,
+) -> DiffReport:
+    """Replay ``records`` against two started servers and group what changed.
+
+    Raises:
+        ScratchError: a server stops answering.
+    """
+    started = time.monotonic()
+    seconds: dict[str, float] = {}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        base_outcomes, head_outcomes = _replay(pool, (base, head), records)
+        seconds["replay"] = time.monotonic() - started
+
+        mark = time.monotonic()
+        found: dict[int, list[Change]] = {}
+        groups: dict[tuple[str, str, str], Group] = {}
+        for index, record in enumerate(records):
+            record_changes = changes(
+                record.entrypoint, record.input, base_outcomes[index], head_outcomes[index]
+            )
+            if not record_changes:
+                continue
+            found[index] = record_changes
+            for change in record_changes:
+                key = (record.entrypoint, change.action, change.kind)
+                group = groups.setdefault(key, Group(*key))
+                if not group.records or group.records[-1] != index:
+                    group.records.append(index)
+                    group.partial += record.partial
+                group.widening = group.widening or change.widening
+                group.transitions[change.transition] += 1
+        seconds["compare"] = time.monotonic() - mark
+
+        mark = time.monotonic()
+
+        def evaluate(entrypoint: str, inputs: Sequence[Any]) -> list[tuple[Outcome, Outcome]]:
+            left = pool.submit(base.evaluate, entrypoint, inputs)
+            right = pool.submit(head.evaluate, entrypoint, inputs)
+            return list(zip(left.result(), right.result(), strict=True))
+
+        for group in groups.values():
+            for index, change in _pick(group, records, found, examples):
+                record = records[index]
+                group.examples.append(
+                    Example(
+                        source=record.source,
+                        partial=record.partial,
+                        transition=change.transition,
+                        reduced=reduce(record.entrypoint, record.input, change, evaluate),
+                    )
+                )
+        seconds["examples"] = time.monotonic() - mark
+    ordered = sorted(
+        groups.values(), key=lambda g: (not g.widening, g.entrypoint, g.action, g.kind)
+    )
+    return DiffReport(
+        base=base_label,
+        head=head_label,
+        sources=dict(Counter(record.source for record in records)),
+        records=len(records),
+        partial=sum(record.partial for record in records),
+        changed=len(found),
+        unanswered=sum("result" not in outcome for outcome in head_outcomes),
+        groups=ordered,
+        seconds=seconds,
+    )
 
 
 def run_diff(
@@ -175,80 +253,29 @@ def run_diff(
     head_label: str,
     examples: int = 3,
 ) -> DiffReport:
-    """Replay ``records`` against both policy folders and group what changed.
+    """Start a scratch OPA per policy folder (in parallel), diff, stop them.
 
     Raises:
         ScratchError: a scratch server does not start, load or answer.
     """
     started = time.monotonic()
-    seconds: dict[str, float] = {}
     base = ScratchOpa(base_policies, binary=binary, name="base")
     head = ScratchOpa(head_policies, binary=binary, name="head")
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        try:
-            starting = [pool.submit(server.start) for server in (base, head)]
-            for future in starting:
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for future in [pool.submit(server.start) for server in (base, head)]:
                 future.result()
-            seconds["start"] = time.monotonic() - started
-
-            mark = time.monotonic()
-            base_outcomes, head_outcomes = _replay(pool, (base, head), records)
-            seconds["replay"] = time.monotonic() - mark
-
-            mark = time.monotonic()
-            found: dict[int, list[Change]] = {}
-            groups: dict[tuple[str, str, str], Group] = {}
-            for index, record in enumerate(records):
-                record_changes = changes(
-                    record.entrypoint, record.input, base_outcomes[index], head_outcomes[index]
-                )
-                if not record_changes:
-                    continue
-                found[index] = record_changes
-                for change in record_changes:
-                    key = (record.entrypoint, change.action, change.kind)
-                    group = groups.setdefault(key, Group(*key))
-                    if not group.records or group.records[-1] != index:
-                        group.records.append(index)
-                        group.partial += record.partial
-                    group.widening = group.widening or change.widening
-                    group.transitions[change.transition] += 1
-            seconds["compare"] = time.monotonic() - mark
-
-            mark = time.monotonic()
-
-            def evaluate(entrypoint: str, inputs: Sequence[Any]) -> list[tuple[Outcome, Outcome]]:
-                left = pool.submit(base.evaluate, entrypoint, inputs)
-                right = pool.submit(head.evaluate, entrypoint, inputs)
-                return list(zip(left.result(), right.result(), strict=True))
-
-            for group in groups.values():
-                for index, change in _pick(group, records, found, examples):
-                    record = records[index]
-                    group.examples.append(
-                        Example(
-                            source=record.source,
-                            partial=record.partial,
-                            transition=change.transition,
-                            reduced=reduce(record.entrypoint, record.input, change, evaluate),
-                        )
-                    )
-            seconds["examples"] = time.monotonic() - mark
-        finally:
-            base.stop()
-            head.stop()
-    seconds["total"] = time.monotonic() - started
-    ordered = sorted(
-        groups.values(), key=lambda g: (not g.widening, g.entrypoint, g.action, g.kind)
-    )
-    sources = Counter(record.source for record in records)
-    return DiffReport(
-        base=base_label,
-        head=head_label,
-        sources=dict(sources),
-        records=len(records),
-        partial=sum(record.partial for record in records),
-        changed=len(found),
-        groups=ordered,
-        seconds=seconds,
-    )
+        start = time.monotonic() - started
+        report = diff_on(
+            records,
+            base,
+            head,
+            base_label=base_label,
+            head_label=head_label,
+            examples=examples,
+        )
+    finally:
+        base.stop()
+        head.stop()
+    report.seconds = {"start": start, **report.seconds, "total": time.monotonic() - started}
+    return report

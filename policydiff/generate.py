@@ -31,8 +31,10 @@ from typing import Any
 from app.policy import resources
 from app.policy.inputs import (
     CandidateThread,
+    CeilingFacts,
     FactBundle,
     GrantFacts,
+    IntentRef,
     PrincipalFacts,
     PrivacyAttemptInput,
     PrivacyRunFacts,
@@ -76,8 +78,9 @@ _ACTORS: dict[str, tuple[str, str, bool]] = {
 }
 
 # A grant on the channel path: level, how it reaches the channel, expiry; "-" is none.
-_GRANTS: tuple[tuple[str, str, str], ...] = (("-", "-", "-"),) + tuple(
-    itertools.product(LEVELS, VIAS, _EXPIRES)
+_GRANTS: tuple[tuple[str, str, str], ...] = (
+    ("none", "-", "-"),
+    *itertools.product(LEVELS, VIAS, _EXPIRES),
 )
 
 
@@ -149,14 +152,14 @@ def _grant(principal_id: str, level: str, via: str, expiry: str) -> GrantFacts:
 
 def _grants(principal_id: str, grant: tuple[str, str, str]) -> list[GrantFacts]:
     level, via, expiry = grant
-    return [] if level == "-" else [_grant(principal_id, level, via, expiry)]
+    return [] if level == "none" else [_grant(principal_id, level, via, expiry)]
 
 
 def _decision(action: str, actor: str, resource: Resource, facts: FactBundle) -> dict[str, Any]:
     return {"action": action, "actor": actor, "resource": resource, "facts": facts}
 
 
-def _record(entrypoint: str, input: Any, table: str | None, **facts: Any) -> Record:
+def _record(entrypoint: str, input: Any, table: str | list[str] | None, **facts: Any) -> Record:
     label = {"table": table, "facts": facts} if table is not None else None
     return Record(entrypoint=entrypoint, input=input, source="generated", label=label)
 
@@ -276,9 +279,12 @@ def _instance_actors() -> Iterator[tuple[str, str, str, dict[str, PrincipalFacts
     """(actor type, status, actor id, principals) for instance-wide questions."""
     for actor_type, status in itertools.product(_INSTANCE_ACTORS, STATUSES):
         actor, kind, owner, permissions = _INSTANCE_ACTORS[actor_type]
-        yield actor_type, status, actor, {
-            actor: _principal(kind, status, owner=owner, permissions=permissions)
-        }
+        yield (
+            actor_type,
+            status,
+            actor,
+            {actor: _principal(kind, status, owner=owner, permissions=permissions)},
+        )
     yield "unknown", "-", "nobody", {}
 
 
@@ -332,7 +338,9 @@ def _workspace_provision() -> Iterator[Record]:
         owner_id = {"own agent": actor, "agent of another person": "sam"}.get(target)
         yield _record(
             "authz/decision",
-            _decision(action, actor, resources.agent(target_id, owner_id=owner_id), _facts(principals)),
+            _decision(
+                action, actor, resources.agent(target_id, owner_id=owner_id), _facts(principals)
+            ),
             action,
             actor=actor_type,
             status=status,
@@ -350,12 +358,13 @@ def _runner_actions() -> Iterator[Record]:
         "runner.session.stop",
         "runner.comms.relay",
     )
-    bindings = (("none", "-", "-"),) + tuple(
-        itertools.product(
+    bindings = (
+        ("none", "-", "-"),
+        *itertools.product(
             ("own", "stale epoch", "other runner"),
             ("provisioned", "bound", "stopped"),
             ("active agent", "disabled agent", "a person"),
-        )
+        ),
     )
     for action, caller, binding in itertools.product(
         actions, ("enrolled runner", "runner never enrolled", "person"), bindings
@@ -587,13 +596,15 @@ def _session_context(policies: Path) -> Iterator[Record]:
     for permission in permissions:
         permission_sets[permission] = [permission]
     permission_sets["all"] = permissions
-    intents: list[tuple[str, dict[str, str]]] = []
+    intents: list[tuple[str, IntentRef]] = []
     for name, tool in sorted(registry.get("tools", {}).items()):
         plane = tool.get("plane", "server") if isinstance(tool, dict) else "server"
         other = "client" if plane == "server" else "server"
         if name == "navigate_to":
             for surface in surfaces:
-                intents.append((f"navigate_to {surface}", {"name": name, "plane": plane, "target": surface}))
+                intents.append(
+                    (f"navigate_to {surface}", {"name": name, "plane": plane, "target": surface})
+                )
         else:
             intents.append((name, {"name": name, "plane": plane}))
         intents.append((f"{name} on the {other} plane", {"name": name, "plane": other}))
@@ -611,7 +622,7 @@ def _session_context(policies: Path) -> Iterator[Record]:
                 {actor: _principal(kind, status, owner=owner, permissions=permission_sets[held])}
             ),
             "surfaces": surfaces,
-            "intents": [intent],  # type: ignore[list-item]
+            "intents": [intent],
         }
         yield _record(
             "sessioncontext/resolve",
@@ -627,23 +638,25 @@ def _session_context(policies: Path) -> Iterator[Record]:
 # ---------------------------------------------------------------- privacy ceilings
 
 
-def _run_ceilings() -> Iterator[tuple[str, PrivacyRunFacts]]:
-    yield "unreconciled", {}
-    options = [(level, explicit) for level in CEILING_LEVELS for explicit in (True, False)]
-    for (audit, audit_explicit), (answer, answer_explicit) in itertools.product(options, options):
-        name = (
-            f"audit {audit}{' explicit' if audit_explicit else ''}, "
-            f"answer {answer}{' explicit' if answer_explicit else ''}"
+def _stored() -> Iterator[tuple[str, CeilingFacts]]:
+    for level, explicit in itertools.product(CEILING_LEVELS, (True, False)):
+        yield f"{level}{' explicit' if explicit else ''}", {"level": level, "explicit": explicit}
+
+
+def _run_ceilings() -> Iterator[tuple[str, str, PrivacyRunFacts]]:
+    """(audit label, answer label, run facts): unreconciled, every stored pair, unreadable."""
+    yield "unset", "unset", {}
+    for (audit_name, audit), (answer_name, answer) in itertools.product(_stored(), _stored()):
+        yield (
+            audit_name,
+            answer_name,
+            {"ceilings": {"audit_content": audit, "background_answer": answer}},
         )
-        yield name, {
-            "ceilings": {
-                "audit_content": {"level": audit, "explicit": audit_explicit},
-                "background_answer": {"level": answer, "explicit": answer_explicit},
-            }
-        }
-    yield "unreadable level", {
-        "ceilings": {"audit_content": {"level": "secret", "explicit": True}}
-    }
+    yield (
+        "unreadable (secret)",
+        "unset",
+        {"ceilings": {"audit_content": {"level": "secret", "explicit": True}}},
+    )
 
 
 def _policies(kind_names: Sequence[str]) -> Iterator[tuple[str, dict[str, str] | None]]:
@@ -653,23 +666,32 @@ def _policies(kind_names: Sequence[str]) -> Iterator[tuple[str, dict[str, str] |
         yield f"{kind.replace('_', ' ')} {level}", {kind: level}
 
 
+_PRIVACY_TABLES = ("audit content ceiling", "background answer ceiling")
+
+
 def _privacy() -> Iterator[Record]:
     """privacy/attempt and privacy/write over stored ceilings, provider and task policies."""
     kinds = ("audit_content", "background_answer")
-    providers = [*_policies(kinds), ("unreadable level", {"audit_content": "secret"})]
-    tasks = [(name, policy) for name, policy in _policies(kinds)]
-    for (run_name, run), (task_name, task_policy) in itertools.product(_run_ceilings(), [("no task", None), *tasks]):
+    providers = [*_policies(kinds), ("unreadable (secret)", {"audit_content": "secret"})]
+    tasks = [("no task", None), ("no policy", {}), *list(_policies(kinds))[2:]]
+    for (run_audit, run_answer, run), (task_name, task_policy) in itertools.product(
+        _run_ceilings(), tasks
+    ):
         task: TaskFacts | None = None
         if task_name != "no task":
             task = {"key": "hr-review"}
-            if task_policy is not None:
+            if task_policy:
                 task["policy"] = task_policy
         write: PrivacyWriteInput = {"run": run}
         if task is not None:
             write["task"] = task
-        task_label = "none" if task is None else task_name
         yield _record(
-            "privacy/write", write, "privacy: content write", run=run_name, task=task_label
+            "privacy/write",
+            write,
+            [f"privacy write: {name}" for name in _PRIVACY_TABLES],
+            run_audit=run_audit,
+            run_answer=run_answer,
+            task=task_name,
         )
         for provider_name, provider_policy in providers:
             attempt: PrivacyAttemptInput = {"run": run, "provider": {"id": "openai-eu"}}
@@ -680,10 +702,11 @@ def _privacy() -> Iterator[Record]:
             yield _record(
                 "privacy/attempt",
                 attempt,
-                "privacy: provider attempt",
-                run=run_name,
+                [f"privacy attempt: {name}" for name in _PRIVACY_TABLES],
+                run_audit=run_audit,
+                run_answer=run_answer,
                 provider=provider_name,
-                task=task_label,
+                task=task_name,
             )
 
 
@@ -761,5 +784,6 @@ def generate(policies: Path, *, seed: int = DEFAULT_SEED, mixtures: int = 2000) 
     for family in FAMILIES:
         records.extend(family())
     records.extend(_session_context(policies))
-    records.extend(_mixtures(random.Random(seed), mixtures))
+    # Not for security: a seeded, reproducible choice of test inputs.
+    records.extend(_mixtures(random.Random(seed), mixtures))  # noqa: S311
     return records

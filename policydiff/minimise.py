@@ -116,7 +116,11 @@ def _without(document: Any, paths: Sequence[Path]) -> Any:
     chosen = sorted(set(paths), reverse=True)
     kept: list[Path] = []
     for path in chosen:
-        if any(path[: len(other)] == other for other in chosen if other != path and len(other) < len(path)):
+        if any(
+            path[: len(other)] == other
+            for other in chosen
+            if other != path and len(other) < len(path)
+        ):
             continue  # an ancestor goes too
         kept.append(path)
     for path in kept:
@@ -157,7 +161,9 @@ def _render(path: Path) -> str:
     return text
 
 
-def _keeps(entrypoint: str, input: Any, outcome: tuple[dict[str, Any], dict[str, Any]], change: Change) -> bool:
+def _keeps(
+    entrypoint: str, input: Any, outcome: tuple[dict[str, Any], dict[str, Any]], change: Change
+) -> bool:
     base, head = outcome
     return any(
         found.action == change.action

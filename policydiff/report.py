@@ -50,10 +50,9 @@ def _summary(report: DiffReport) -> list[str]:
         f"base: {report.base}",
         f"head: {report.head}",
         f"corpus: {report.records:,} records ({sources}); {report.partial:,} partial",
-        f"changed: {report.changed:,} records in {len(report.groups)} groups "
-        f"({widening} widening)",
-        "time: "
-        + ", ".join(f"{phase} {value:.1f} s" for phase, value in report.seconds.items()),
+        f"changed: {report.changed:,} records in {len(report.groups)} groups ({widening} widening)",
+        f"unanswered by the head policies (undefined or error): {report.unanswered:,}",
+        "time: " + ", ".join(f"{phase} {value:.1f} s" for phase, value in report.seconds.items()),
     ]
 
 
@@ -98,7 +97,9 @@ def _markdown(report: DiffReport, verdict: Verdict | None) -> str:
     lines += [f"* {line}" for line in _summary(report)]
     lines += [f"* {line}" for line in _verdict_lines(verdict) if not line.startswith("  ")]
     if verdict is not None:
-        lines += [f"  * {line.strip()}" for line in _verdict_lines(verdict) if line.startswith("  ")]
+        lines += [
+            f"  * {line.strip()}" for line in _verdict_lines(verdict) if line.startswith("  ")
+        ]
     lines.append("")
     if not report.groups:
         lines.append("No decision changed.")
@@ -117,7 +118,8 @@ def _markdown(report: DiffReport, verdict: Verdict | None) -> str:
             lines += [
                 f"{number}. {example.source}{partial}: `{example.transition}`",
                 f"   * facts that matter: {_facts(example)}",
-                f"   * base `{_answer(example.reduced.base)}`, head `{_answer(example.reduced.head)}`",
+                f"   * base `{_answer(example.reduced.base)}`, "
+                f"head `{_answer(example.reduced.head)}`",
                 "",
                 "   ```json",
                 f"   {_value(example.reduced.input)}",
@@ -141,7 +143,9 @@ def _group_json(group: Group) -> dict[str, Any]:
                 "source": example.source,
                 "partial": example.partial,
                 "transition": example.transition,
-                "facts": [{"path": fact.path, "value": fact.value} for fact in example.reduced.facts],
+                "facts": [
+                    {"path": fact.path, "value": fact.value} for fact in example.reduced.facts
+                ],
                 "input": example.reduced.input,
                 "base": example.reduced.base,
                 "head": example.reduced.head,
@@ -159,6 +163,7 @@ def _json(report: DiffReport, verdict: Verdict | None) -> str:
         "sources": report.sources,
         "partial": report.partial,
         "changed": report.changed,
+        "unanswered": report.unanswered,
         "seconds": {phase: round(value, 3) for phase, value in report.seconds.items()},
         "groups": [_group_json(group) for group in report.groups],
     }

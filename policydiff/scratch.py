@@ -155,7 +155,8 @@ class ScratchOpa:
         self.name = name
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
-        self._log = tempfile.TemporaryFile()
+        # OPA's output, read only for error messages; closed by stop().
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115
         self._loader: PolicyLoader | None = None
         self._client: OpaClient | None = None
 
