@@ -94,6 +94,8 @@ def _removable(path: Path) -> bool:
     if not path:
         return False
     parent = path[-2] if len(path) >= 2 else None
+    if path[-1] == "target" and "intents" not in path:
+        return False  # a grant's target is required; only an intent's is optional
     return isinstance(path[-1], int) or parent in _MAPS or path[-1] in _OPTIONAL
 
 
@@ -207,7 +209,10 @@ def reduce(
     mutations: list[tuple[Path, Any, Any]] = []  # (path, shown value, mutated input)
     for path, value in _walk(current):
         if _removable(path):
-            mutations.append((path, "present", _without(current, [path])))
+            # A scalar (an expiry, an owner id) is shown with its value, a structure as
+            # "present".
+            shown = "present" if isinstance(value, dict | list) else value
+            mutations.append((path, shown, _without(current, [path])))
         for alternative in _alternatives(path, value):
             mutations.append((path, value, _with(current, path, alternative)))
     outcomes = evaluate(entrypoint, [current, *(mutated for _, _, mutated in mutations)])
