@@ -29,8 +29,6 @@ from policydiff.scratch import Outcome, ScratchOpa
 
 __all__ = ["Row", "render_decision_tables", "table_rows"]
 
-Facts = tuple[tuple[str, str], ...]
-
 
 @dataclass(frozen=True, slots=True)
 class Row:

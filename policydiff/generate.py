@@ -416,9 +416,6 @@ _AUTHORS: dict[str, tuple[str, str, bool]] = {
     "app": ("importer", "app", False),
 }
 
-# An author's access to the run's channel.
-_AUTHOR_ACCESS: dict[str, tuple[list[GrantFacts], bool, list[str]]] = {}
-
 
 def _author_access(author: str, access: str) -> tuple[list[GrantFacts], bool, list[str]]:
     """(grants, member, groups) giving ``author`` the named access to the channel."""

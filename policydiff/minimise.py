@@ -52,7 +52,8 @@ _ENUMS: tuple[tuple[str, ...], ...] = (
 _TIMES = ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")
 # Ids the policies compare with other ids: another id may flip the answer.
 _COMPARED_IDS = {"agent_id", "owner_id", "runner_id", "triggered_by"}
-_FIXED = {"action", "kind_of_resource", "name", "surface_key"}
+# Names and labels the change is about, not facts to vary.
+_FIXED = {"action", "name", "surface_key"}
 
 
 @dataclass(frozen=True, slots=True)

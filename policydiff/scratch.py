@@ -32,6 +32,7 @@ import contextlib
 import io
 import json
 import re
+import socket
 import subprocess
 import tarfile
 import tempfile
@@ -70,8 +71,6 @@ class ScratchError(RuntimeError):
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago."""
-    import socket
-
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
-from policydiff.corpus import dedupe, dump_records
+from policydiff.corpus import Record, dedupe, dump_records
 from policydiff.generate import DEFAULT_SEED, generate
 from tests.support.services import REPO_ROOT
 
 POLICIES = REPO_ROOT / "policies"
+
+
+@lru_cache(maxsize=1)
+def _generated() -> tuple[Record, ...]:
+    """The default corpus, generated once for the read-only tests of this module."""
+    return tuple(generate(POLICIES))
 
 
 def _digest(seed: int) -> str:
@@ -28,13 +35,13 @@ def test_the_seed_changes_only_the_mixtures() -> None:
 
 
 def test_the_corpus_is_bounded_to_tens_of_thousands_of_distinct_records() -> None:
-    records = generate(POLICIES)
+    records = _generated()
     assert 20_000 <= len(records) <= 60_000
     assert len(dedupe(records)) == len(records)
 
 
 def test_every_entry_point_is_generated() -> None:
-    entrypoints = Counter(record.entrypoint for record in generate(POLICIES))
+    entrypoints = Counter(record.entrypoint for record in _generated())
     assert set(entrypoints) == {
         "authz/decision",
         "runcontext/evaluate",
@@ -48,7 +55,7 @@ def test_every_entry_point_is_generated() -> None:
 def _values(table: str, fact: str) -> set[str]:
     return {
         str(record.label["facts"][fact])
-        for record in generate(POLICIES)
+        for record in _generated()
         if record.label is not None and record.label["table"] == table
     }
 
@@ -112,6 +119,6 @@ def test_session_context_intents_come_from_the_registry(tmp_path: Path) -> None:
 
 
 def test_inputs_hold_no_content_handles_or_tokens() -> None:
-    text = b"".join(dump_records(generate(POLICIES))).decode()
+    text = b"".join(dump_records(_generated())).decode()
     for forbidden in ("content_md", "display_name", "handle", "email", "token", "@example.com"):
         assert forbidden not in text
