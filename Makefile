@@ -141,7 +141,7 @@ policy-doc-check: tools venv ## fail when docs/policy-decisions.md differs from 
 	$(call stage,policy: docs/policy-decisions.md matches the policies)
 	@$(PYTHON) -m app policy doc --check
 
-policy-diff-check: tools venv ## replay the recorded corpus against the working tree twice: no change, every record answered
+policy-diff-check: tools venv ## replay the recorded corpus on two servers of the working tree's policies: no change, every record answered
 	$(call stage,policy: self-diff of the recorded corpus ($(notdir $(RECORDED_CORPUS))))
 	@test -s $(RECORDED_CORPUS) || { echo "$(RECORDED_CORPUS) is missing or empty: run make pytest first" >&2; exit 1; }
 	@$(PYTHON) -m app policy diff --base-dir $(POLICIES) --corpus $(RECORDED_CORPUS) \
