@@ -24,16 +24,24 @@ RUFF_FORMAT_CHECK ?= 1
 # Extra arguments for pytest, e.g. make unit PYTEST_ARGS='-k context -x'.
 PYTEST_ARGS ?=
 PYTEST := $(PYTHON) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+# The integration suite's policy inputs, recorded by every service the tests start
+# (policy.corpus_file) and replayed by the policy impact diff.
+RECORDED_CORPUS := $(CURDIR)/.data/policy-corpus/recorded.jsonl
+# The base revision of `make policy-diff` (the working tree is the head).
+BASE ?= HEAD
+# Extra arguments for `python -m app policy diff`, e.g. POLICY_DIFF_ARGS='--format markdown'.
+POLICY_DIFF_ARGS ?=
 
 stage = @printf '\n==> %s\n' "$(1)"
 
 .PHONY: help deps tools venv postgres run test policy-test config-doc-check lint \
 	format-check format typecheck pytest unit contract integration bench config-doc clean \
-	sdk-client sdk-client-check
+	sdk-client sdk-client-check policy-diff policy-doc policy-doc-check policy-diff-check
 
 help: ## list the targets
 	@echo "make run    start PostgreSQL, OPA and the API with the demo world (see README.md)"
 	@echo "make test   every check CI runs (.ci/run calls it)"
+	@echo "make policy-diff BASE=<rev>   every decision the policy change since <rev> flips"
 	@echo
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort | \
 		awk -F'\t' '{ printf "  %-18s %s\n", $$1, $$2 }'
@@ -60,7 +68,7 @@ run: deps ## start PostgreSQL, OPA and the API with the demo world (env: PORT, D
 	$(call stage,run: scripts/run.sh)
 	@bash scripts/run.sh
 
-test: deps policy-test config-doc-check sdk-client-check lint typecheck pytest ## every check: policies, config doc, SDK client, ruff, mypy, pytest
+test: deps policy-test config-doc-check policy-doc-check sdk-client-check lint typecheck pytest policy-diff-check ## every check: policies, config and decision docs, SDK client, ruff, mypy, pytest, recorded-corpus replay
 	@printf '\n==> make test: all checks passed\n'
 
 # --- parts of make test ---------------------------------------------------------
@@ -112,8 +120,9 @@ typecheck: venv ## mypy (strict, configured in pyproject.toml)
 	@$(PYTHON) -m mypy
 
 pytest: deps ## pytest: unit, contract and integration tests (starts its own PostgreSQL and OPA)
-	$(call stage,pytest: tests/unit tests/contract tests/integration)
-	@$(PYTEST) tests/unit tests/contract tests/integration
+	$(call stage,pytest: tests/unit tests/contract tests/integration (policy inputs recorded))
+	@mkdir -p $(dir $(RECORDED_CORPUS)) && rm -f $(RECORDED_CORPUS)
+	@POLICY_CORPUS_FILE=$(RECORDED_CORPUS) $(PYTEST) tests/unit tests/contract tests/integration
 
 unit: deps ## pytest tests/unit
 	$(call stage,pytest: tests/unit)
@@ -123,9 +132,29 @@ contract: deps ## pytest tests/contract
 	$(call stage,pytest: tests/contract)
 	@$(PYTEST) tests/contract
 
-integration: deps ## pytest tests/integration (real PostgreSQL and OPA)
+integration: deps ## pytest tests/integration (real PostgreSQL and OPA; policy inputs recorded)
 	$(call stage,pytest: tests/integration)
-	@$(PYTEST) tests/integration
+	@mkdir -p $(dir $(RECORDED_CORPUS)) && rm -f $(RECORDED_CORPUS)
+	@POLICY_CORPUS_FILE=$(RECORDED_CORPUS) $(PYTEST) tests/integration
+
+policy-doc-check: tools venv ## fail when docs/policy-decisions.md differs from the policies
+	$(call stage,policy: docs/policy-decisions.md matches the policies)
+	@$(PYTHON) -m app policy doc --check
+
+policy-diff-check: tools venv ## replay the recorded corpus on two servers of the working tree's policies: no change, every record answered
+	$(call stage,policy: self-diff of the recorded corpus ($(notdir $(RECORDED_CORPUS))))
+	@test -s $(RECORDED_CORPUS) || { echo "$(RECORDED_CORPUS) is missing or empty: run make pytest first" >&2; exit 1; }
+	@$(PYTHON) -m app policy diff --base-dir $(POLICIES) --corpus $(RECORDED_CORPUS) \
+		--require-answers --examples 1
+
+# --- the reviewer's command -------------------------------------------------------
+
+policy-diff: tools venv ## every decision the policies' change since BASE flips (BASE=<git rev>, default HEAD)
+	$(call stage,policy-diff: $(BASE) -> working tree)
+	@$(PYTHON) -m app policy diff --base $(BASE) $(POLICY_DIFF_ARGS)
+
+policy-doc: tools venv ## regenerate docs/policy-decisions.md from the generated corpus
+	@$(PYTHON) -m app policy doc
 
 # --- other ------------------------------------------------------------------------
 

@@ -1,10 +1,13 @@
-"""Command line: ``python -m app {migrate,serve,world load FILE,config-doc}``.
+"""Command line: ``python -m app {migrate,serve,world load FILE,config-doc,policy ...}``.
 
 * ``migrate``: apply the Alembic migrations to ``DATABASE_URL`` (or the configured URL).
 * ``serve``: run the API with uvicorn on ``host``/``port`` from configuration.
 * ``world load FILE``: load a world fixture in one transaction and print the JSON map
   of keys and handles to ids; an invalid file writes nothing and exits 2.
 * ``config-doc [--check]``: print (or check) ``docs/configuration.md``.
+* ``policy {diff,generate,capture,doc} ...``: the policy impact diff and its corpus
+  and decision tables (package ``policydiff``, imported only for this command; see
+  ``python -m app policy --help``).
 """
 
 from __future__ import annotations
@@ -30,11 +33,20 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("file")
     doc = commands.add_parser("config-doc", help="render the configuration reference")
     doc.add_argument("--check", action="store_true", help="fail when the file is stale")
+    # Listed for --help only: main() hands `policy ...` to policydiff.cli before parsing.
+    commands.add_parser("policy", help="policy impact diff, corpus and decision tables")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["policy"]:
+        # Everything after `policy` is policydiff's (its own --help included), imported
+        # here only: the service's own commands never load the reviewer's tool.
+        from policydiff.cli import main as policy_main
+
+        return policy_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "config-doc":
         rendered = render_reference()

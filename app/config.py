@@ -236,6 +236,16 @@ SCHEMA: tuple[Key, ...] = (
         "it below database.statement_timeout_ms.",
         minimum=1,
     ),
+    Key(
+        "policy.corpus_file",
+        str,
+        "",
+        "JSON Lines file to which the policy gateway appends every input it sends to OPA "
+        "(`{entrypoint, input}` records for the policy impact diff, `python -m app policy "
+        "diff`); fields the decision-log mask removes are left out and the record is "
+        "marked partial. Empty: off. For test and staging runs only, never in production "
+        "(a record that cannot be written fails the request).",
+    ),
 )
 
 _BY_NAME: dict[str, Key] = {key.name: key for key in SCHEMA}
@@ -325,8 +335,9 @@ def render_reference() -> str:
     ]
     for key in SCHEMA:
         minimum = "" if key.minimum is None else f"{key.minimum:g}"
+        default = "empty" if key.default == "" else f"`{key.default}`"
         lines.append(
-            f"| `{key.name}` | `{key.env_name}` | {key.type.__name__} | `{key.default}` "
+            f"| `{key.name}` | `{key.env_name}` | {key.type.__name__} | {default} "
             f"| {minimum} | {key.description} |"
         )
     return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ from app.http.ratelimit import RateLimiter
 from app.http.routes import Route
 from app.opa_client import OpaClient
 from app.policy import PolicyGateway
+from app.policy.recorder import recording
 from app.usecases.admin import RunAdmin
 from app.usecases.authorization import Authorizer
 from app.usecases.authz_queries import ExplainDecision, QueryTriggerHolders
@@ -213,7 +214,8 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
         timeout=settings.number("opa.timeout_seconds"),
         pool_size=settings.integer("opa.pool_size"),
     )
-    policy = PolicyGateway(opa)
+    # policy.corpus_file (off by default) records every input the gateway sends.
+    policy = PolicyGateway(recording(opa, settings.text("policy.corpus_file")))
     limiter = RateLimiter(settings)
     services = Services(
         settings=settings,

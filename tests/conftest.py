@@ -27,6 +27,7 @@ from app.logs import configure_logging
 from app.main import Application, create_app
 from repositories.migrate import upgrade
 from tests.support.client import ApiClient
+from tests.support.corpus import recording_overrides
 from tests.support.services import OpaServer, PostgresCluster, free_port
 
 TEMPLATE_DB = "agent_authz_template"
@@ -171,6 +172,7 @@ def make_service(
                 "database.url": database_url,
                 "opa.url": opa_url or opa_server.url,
                 "opa.timeout_seconds": 2.0,
+                **recording_overrides(),
                 **overrides,
             }
         )

@@ -1466,7 +1466,10 @@ def interpretation(
 
 # Everything below this line of docs/benchmarks.md is kept when the file is rewritten:
 # earlier runs worth comparing against (written by hand from an earlier render).
-KEEP_MARKER = "<!-- Everything below is kept by make bench: earlier runs for comparison. -->"
+KEEP_MARKER = (
+    "<!-- Everything below is kept by make bench:"
+    " earlier runs and benchmarks measured by other commands. -->"
+)
 
 
 def kept_tail(output: Path) -> str:

@@ -20,6 +20,7 @@ from app.config import load_settings
 from app.logs import configure_logging
 from app.main import create_app
 from tests.conftest import TEMPLATE_DB, Postgres, _admin, serve_in_thread
+from tests.support.corpus import recording_overrides
 from tests.support.privacy_world import PrivacyWorld, privacy_world
 from tests.support.services import OpaServer
 from tests.support.world import load
@@ -36,7 +37,12 @@ def shared(postgres: Postgres, opa_server: OpaServer) -> Iterator[PrivacyWorld]:
     ids = load(url, privacy_world())
     configure_logging("INFO", io.StringIO())
     settings = load_settings(environ={}).replace(
-        **{"database.url": url, "opa.url": opa_server.url, "opa.timeout_seconds": 2.0}
+        **{
+            "database.url": url,
+            "opa.url": opa_server.url,
+            "opa.timeout_seconds": 2.0,
+            **recording_overrides(),
+        }
     )
     app = create_app(settings)
     base_url, stop = serve_in_thread(app)

@@ -24,6 +24,7 @@ from app.main import Application, create_app
 from app.world import parse_world_yaml
 from tests.conftest import TEMPLATE_DB, Postgres, serve_in_thread
 from tests.support.client import ApiClient
+from tests.support.corpus import recording_overrides
 from tests.support.services import OpaServer
 from tests.support.world import load
 
@@ -99,6 +100,7 @@ def service(postgres: Postgres, opa_server: OpaServer) -> Iterator[SessionServic
                 "database.url": database_url,
                 "opa.url": opa_server.url,
                 "opa.timeout_seconds": 2.0,
+                **recording_overrides(),
             }
         )
         app = create_app(settings)

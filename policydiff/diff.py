@@ -1,0 +1,281 @@
+"""Replay a corpus against two policy sets and group every decision that changes.
+
+:func:`run_diff` starts a scratch OPA for each policy folder (in parallel), replays
+every record against both in batches (several batches in flight, so both servers and
+both cores stay busy), compares each pair of answers (:mod:`policydiff.compare`),
+groups the changes by entry point, action and kind, and reduces a few examples of
+each group to the facts that matter (:mod:`policydiff.minimise`). Widening groups come
+first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from policydiff.compare import Change, changes
+from policydiff.corpus import Record
+from policydiff.minimise import Reduced, reduce
+from policydiff.scratch import Outcome, ScratchOpa
+
+__all__ = ["DiffReport", "Example", "Group", "diff_on", "run_diff"]
+
+_BATCH_RECORDS = 500
+_BATCH_BYTES = 2_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One reduced example of a group.
+
+    Attributes:
+        source: the corpus the record came from (``generated``, ``recorded``, ...).
+        partial: the record had masked fields (replayed without them).
+        transition: what changed for this record.
+        reduced: the minimal input, the facts that matter and both answers.
+    """
+
+    source: str
+    partial: bool
+    transition: str
+    reduced: Reduced
+
+
+@dataclass
+class Group:
+    """The records whose answer changed the same way.
+
+    Attributes:
+        entrypoint: the OPA entry point.
+        action: the input's action or the part of a batch answer.
+        kind: the kind of change (:data:`policydiff.compare.KINDS`).
+        widening: some record of the group gives more than before.
+        records: indices of the changed records in the replayed corpus.
+        transitions: how many records changed in each way.
+        partial: how many of the records were partial.
+        examples: reduced examples.
+    """
+
+    entrypoint: str
+    action: str
+    kind: str
+    widening: bool = False
+    records: list[int] = field(default_factory=list)
+    transitions: Counter[str] = field(default_factory=Counter)
+    partial: int = 0
+    examples: list[Example] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        """The group id used by ``--expect`` files: ``entrypoint action kind``."""
+        return f"{self.entrypoint} {self.action} {self.kind}"
+
+
+@dataclass
+class DiffReport:
+    """The outcome of one diff.
+
+    Attributes:
+        base: what the base policies are (a revision or a folder).
+        head: what the head policies are.
+        sources: unique records replayed per corpus source.
+        records: unique records replayed.
+        partial: how many of them were partial.
+        changed: records with at least one change.
+        unanswered: records the head policies give no answer for (undefined or an
+            evaluation error), changed or not; the app would answer them with 503.
+        groups: the change groups, widening first.
+        seconds: wall time of each phase (start, replay, compare, examples, total).
+    """
+
+    base: str
+    head: str
+    sources: dict[str, int]
+    records: int
+    partial: int
+    changed: int
+    unanswered: int
+    groups: list[Group]
+    seconds: dict[str, float]
+
+    @property
+    def group_ids(self) -> list[str]:
+        """The ids of every changed group."""
+        return [group.id for group in self.groups]
+
+
+def _chunks(indices: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
+    chunks: list[list[int]] = []
+    current: list[int] = []
+    weight = 0
+    for index in indices:
+        if current and (len(current) >= _BATCH_RECORDS or weight + sizes[index] > _BATCH_BYTES):
+            chunks.append(current)
+            current, weight = [], 0
+        current.append(index)
+        weight += sizes[index]
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _replay(
+    pool: ThreadPoolExecutor, servers: Sequence[ScratchOpa], records: Sequence[Record]
+) -> list[list[Outcome]]:
+    """The outcomes of every record on every server, in record order."""
+    sizes = [len(record.key) for record in records]
+    by_entrypoint: dict[str, list[int]] = {}
+    for index, record in enumerate(records):
+        by_entrypoint.setdefault(record.entrypoint, []).append(index)
+    outcomes: list[list[Outcome]] = [[{} for _ in records] for _ in servers]
+    futures: list[tuple[int, list[int], Future[list[Outcome]]]] = []
+    for entrypoint, indices in by_entrypoint.items():
+        for chunk in _chunks(indices, sizes):
+            inputs = [records[index].input for index in chunk]
+            for position, server in enumerate(servers):
+                futures.append((position, chunk, pool.submit(server.evaluate, entrypoint, inputs)))
+    for position, chunk, future in futures:
+        for index, outcome in zip(chunk, future.result(), strict=True):
+            outcomes[position][index] = outcome
+    return outcomes
+
+
+def _pick(
+    group: Group, records: Sequence[Record], found: dict[int, list[Change]], count: int
+) -> list[tuple[int, Change]]:
+    """Up to ``count`` records of the group: different transitions first, small first."""
+    ordered = sorted(group.records, key=lambda index: len(records[index].key))
+    picked: list[tuple[int, Change]] = []
+    shown: set[str] = set()
+    for distinct in (True, False):
+        for index in ordered:
+            if len(picked) >= count:
+                return picked
+            change = next(
+                c for c in found[index] if (c.action, c.kind) == (group.action, group.kind)
+            )
+            if any(index == chosen for chosen, _ in picked):
+                continue
+            if distinct and change.transition in shown:
+                continue
+            picked.append((index, change))
+            shown.add(change.transition)
+    return picked
+
+
+def diff_on(
+    records: Sequence[Record],
+    base: ScratchOpa,
+    head: ScratchOpa,
+    *,
+    base_label: str,
+    head_label: str,
+    examples: int = 3,
+) -> DiffReport:
+    """Replay ``records`` against two started servers and group what changed.
+
+    Raises:
+        ScratchError: a server stops answering.
+    """
+    started = time.monotonic()
+    seconds: dict[str, float] = {}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        base_outcomes, head_outcomes = _replay(pool, (base, head), records)
+        seconds["replay"] = time.monotonic() - started
+
+        mark = time.monotonic()
+        found: dict[int, list[Change]] = {}
+        groups: dict[tuple[str, str, str], Group] = {}
+        for index, record in enumerate(records):
+            record_changes = changes(
+                record.entrypoint, record.input, base_outcomes[index], head_outcomes[index]
+            )
+            if not record_changes:
+                continue
+            found[index] = record_changes
+            for change in record_changes:
+                key = (record.entrypoint, change.action, change.kind)
+                group = groups.setdefault(key, Group(*key))
+                if not group.records or group.records[-1] != index:
+                    group.records.append(index)
+                    group.partial += record.partial
+                group.widening = group.widening or change.widening
+                group.transitions[change.transition] += 1
+        seconds["compare"] = time.monotonic() - mark
+
+        mark = time.monotonic()
+
+        def evaluate(entrypoint: str, inputs: Sequence[Any]) -> list[tuple[Outcome, Outcome]]:
+            left = pool.submit(base.evaluate, entrypoint, inputs)
+            right = pool.submit(head.evaluate, entrypoint, inputs)
+            return list(zip(left.result(), right.result(), strict=True))
+
+        for group in groups.values():
+            for index, change in _pick(group, records, found, examples):
+                record = records[index]
+                group.examples.append(
+                    Example(
+                        source=record.source,
+                        partial=record.partial,
+                        transition=change.transition,
+                        reduced=reduce(record.entrypoint, record.input, change, evaluate),
+                    )
+                )
+        seconds["examples"] = time.monotonic() - mark
+    ordered = sorted(
+        groups.values(), key=lambda g: (not g.widening, g.entrypoint, g.action, g.kind)
+    )
+    return DiffReport(
+        base=base_label,
+        head=head_label,
+        sources=dict(Counter(record.source for record in records)),
+        records=len(records),
+        partial=sum(record.partial for record in records),
+        changed=len(found),
+        unanswered=sum("result" not in outcome for outcome in head_outcomes),
+        groups=ordered,
+        seconds=seconds,
+    )
+
+
+def run_diff(
+    records: Sequence[Record],
+    *,
+    base_policies: Path,
+    head_policies: Path,
+    binary: Path,
+    base_label: str,
+    head_label: str,
+    examples: int = 3,
+) -> DiffReport:
+    """Start a scratch OPA per policy folder (in parallel), diff, stop them.
+
+    Raises:
+        ScratchError: a scratch server does not start, load or answer.
+    """
+    started = time.monotonic()
+    base = ScratchOpa(base_policies, binary=binary, name="base")
+    head = ScratchOpa(head_policies, binary=binary, name="head")
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for future in [pool.submit(server.start) for server in (base, head)]:
+                future.result()
+        start = time.monotonic() - started
+        report = diff_on(
+            records,
+            base,
+            head,
+            base_label=base_label,
+            head_label=head_label,
+            examples=examples,
+        )
+    finally:
+        base.stop()
+        head.stop()
+    report.seconds = {"start": start, **report.seconds, "total": time.monotonic() - started}
+    return report

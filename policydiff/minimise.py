@@ -1,0 +1,234 @@
+"""Reduce a changed record to the facts that matter, by trying them.
+
+Two steps, both answered by the two scratch servers in batches:
+
+1. **Minimise**: remove what the change does not need. Candidates are the elements of
+   every list (grants, members, groups, permissions, candidates, threads, ...), the
+   entries of the id-keyed maps (principals, channels, spaces, runners, ceilings,
+   policies) and the optional fields (``expires_at``, ``owner_id``, ``triggered_by``,
+   ``parent``, ``task``). A removal is kept when the record still shows the same change
+   (same action, kind and transition); rounds repeat until nothing more can go.
+2. **Facts that matter**: in the minimal input, change one field at a time (another
+   value of its enum, a flipped boolean, a time before or after ``now``, another id
+   where ids are compared) or remove one remaining element. A field matters when that
+   change alone makes the change disappear.
+
+What remains is a small input a reviewer can read, and the list of the fields whose
+change alone flips it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from policydiff.compare import Change, changes
+
+__all__ = ["Evaluator", "Fact", "Reduced", "reduce"]
+
+# Evaluate inputs of one entry point on both servers: (base outcome, head outcome) each.
+Evaluator = Callable[[str, Sequence[Any]], list[tuple[dict[str, Any], dict[str, Any]]]]
+
+Path = tuple[str | int, ...]
+
+_MAPS = {"principals", "channels", "spaces", "runners", "ceilings", "policy"}
+_OPTIONAL = {"expires_at", "owner_id", "triggered_by", "parent", "task", "target", "runners"}
+_ENUMS: tuple[tuple[str, ...], ...] = (
+    ("user", "agent", "app"),
+    ("regular", "dm"),
+    ("principal", "group"),
+    ("space", "channel"),
+    ("active", "pending", "disabled", "deleted"),
+    ("read", "write", "trigger", "manage"),
+    ("none", "metadata", "full"),
+    ("queued", "running", "waiting_input", "succeeded", "failed", "cancelled"),
+    ("provisioned", "bound", "stopped"),
+    ("human", "agent", "app", "import", "system"),
+    ("client", "server"),
+)
+_TIMES = ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")
+# Ids the policies compare with other ids: another id may flip the answer.
+_COMPARED_IDS = {"agent_id", "owner_id", "runner_id", "triggered_by"}
+# Names and labels the change is about, not facts to vary.
+_FIXED = {"action", "name", "surface_key"}
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A field of the minimal input whose change alone makes the change disappear."""
+
+    path: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Reduced:
+    """A changed record reduced to what matters.
+
+    Attributes:
+        input: the minimal input that still shows the change.
+        facts: the fields of ``input`` whose change alone makes it disappear.
+        base: the base outcome of ``input``.
+        head: the head outcome of ``input``.
+    """
+
+    input: Any
+    facts: tuple[Fact, ...]
+    base: dict[str, Any]
+    head: dict[str, Any]
+
+
+def _copy(document: Any) -> Any:
+    return orjson.loads(orjson.dumps(document))
+
+
+def _get(document: Any, path: Path) -> Any:
+    for step in path:
+        document = document[step]
+    return document
+
+
+def _removable(path: Path) -> bool:
+    if not path:
+        return False
+    parent = path[-2] if len(path) >= 2 else None
+    if path[-1] == "target" and "intents" not in path:
+        return False  # a grant's target is required; only an intent's is optional
+    return isinstance(path[-1], int) or parent in _MAPS or path[-1] in _OPTIONAL
+
+
+def _walk(document: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    yield path, document
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from _walk(value, (*path, key))
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from _walk(value, (*path, index))
+
+
+def _removals(document: Any) -> list[Path]:
+    return [path for path, _ in _walk(document) if _removable(path)]
+
+
+def _without(document: Any, paths: Sequence[Path]) -> Any:
+    result = _copy(document)
+    chosen = sorted(set(paths), reverse=True)
+    kept: list[Path] = []
+    for path in chosen:
+        if any(
+            path[: len(other)] == other
+            for other in chosen
+            if other != path and len(other) < len(path)
+        ):
+            continue  # an ancestor goes too
+        kept.append(path)
+    for path in kept:
+        parent = _get(result, path[:-1])
+        del parent[path[-1]]
+    return result
+
+
+def _with(document: Any, path: Path, value: Any) -> Any:
+    result = _copy(document)
+    _get(result, path[:-1])[path[-1]] = value
+    return result
+
+
+def _alternatives(path: Path, value: Any) -> list[Any]:
+    key = path[-1] if path else None
+    parent = path[-2] if len(path) >= 2 else None
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1]
+    if not isinstance(value, str) or key in _FIXED or (key == "kind" and parent == "resource"):
+        return []
+    if key in ("expires_at", "now"):
+        return [time for time in _TIMES if time != value]
+    if key in _COMPARED_IDS:
+        return ["someone-else"]
+    for values in _ENUMS:
+        if value in values and key in ("kind", "status", "level", "state", "origin", "plane"):
+            return [other for other in values if other != value]
+    return []
+
+
+def _render(path: Path) -> str:
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text
+
+
+def _keeps(
+    entrypoint: str, input: Any, outcome: tuple[dict[str, Any], dict[str, Any]], change: Change
+) -> bool:
+    base, head = outcome
+    return any(
+        found.action == change.action
+        and found.kind == change.kind
+        and found.transition == change.transition
+        for found in changes(entrypoint, input, base, head)
+    )
+
+
+def reduce(
+    entrypoint: str,
+    input: Any,
+    change: Change,
+    evaluate: Evaluator,
+    *,
+    rounds: int = 12,
+) -> Reduced:
+    """The minimal input showing ``change`` and the facts that matter in it.
+
+    ``input`` must show ``change`` between the two servers behind ``evaluate``.
+    """
+    current = _copy(input)
+    for _ in range(rounds):
+        candidates = _removals(current)
+        if not candidates:
+            break
+        trials = [_without(current, [path]) for path in candidates]
+        outcomes = evaluate(entrypoint, trials)
+        good = [
+            path
+            for path, trial, outcome in zip(candidates, trials, outcomes, strict=True)
+            if _keeps(entrypoint, trial, outcome, change)
+        ]
+        if not good:
+            break
+        combined = _without(current, good)
+        if _keeps(entrypoint, combined, evaluate(entrypoint, [combined])[0], change):
+            current = combined
+        else:
+            current = _without(current, good[:1])
+    mutations: list[tuple[Path, Any, Any]] = []  # (path, shown value, mutated input)
+    for path, value in _walk(current):
+        if _removable(path):
+            # A scalar (an expiry, an owner id) is shown with its value, a structure as
+            # "present".
+            shown = "present" if isinstance(value, dict | list) else value
+            mutations.append((path, shown, _without(current, [path])))
+        for alternative in _alternatives(path, value):
+            mutations.append((path, value, _with(current, path, alternative)))
+    outcomes = evaluate(entrypoint, [current, *(mutated for _, _, mutated in mutations)])
+    base, head = outcomes[0]
+    matter: dict[Path, Any] = {}
+    for (path, shown, mutated), outcome in zip(mutations, outcomes[1:], strict=True):
+        if not _keeps(entrypoint, mutated, outcome, change):
+            matter.setdefault(path, shown)
+    # A removed element is reported only when none of its fields is more specific.
+    facts = [
+        Fact(_render(path), shown)
+        for path, shown in matter.items()
+        if not (
+            shown == "present"
+            and any(other != path and other[: len(path)] == path for other in matter)
+        )
+    ]
+    return Reduced(input=current, facts=tuple(facts), base=base, head=head)

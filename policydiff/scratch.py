@@ -1,0 +1,294 @@
+"""Scratch OPA servers: a policy set served on a free loopback port, replayed in batches.
+
+Each :class:`ScratchOpa` runs ``.bin/opa run --server`` with no bundle on
+``127.0.0.1:<free port>``, then loads the policy folder through the REST API with
+opa-python-client (the library's purpose: policy upload and health checks), waits for
+``/health`` with it, and finally loads a generated batch module,
+``package policydiff_batch``, with one rule per entry point of
+:data:`app.policy.gateway.ENTRYPOINTS`::
+
+    authz__decision := [_authz__decision(x) | some x in input.items]
+    _authz__decision(x) := {"result": r} if {
+        r := data.authz.decision with input as x
+    } else := {}
+
+OSS OPA has no batch endpoint; this evaluates hundreds of records per HTTP request,
+each under its own ``input``, and maps an undefined answer to ``{}``. Records are
+sent with the service's own transport (:class:`app.opa_client.OpaClient`, urllib3 and
+orjson), which is several times faster than requests with the standard json module on
+tens of thousands of records.
+
+A batch that OPA cannot evaluate as a whole (a policy raising a conflict error for
+some input) is split in halves until the failing records are found; each of them
+gets ``{"error": <OPA's code>}`` as its outcome, so one bad input never hides the rest.
+
+:func:`extract_revision` writes a git revision's ``policies/`` into a folder with
+``git archive``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import socket
+import subprocess
+import tarfile
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from opa_client.opa import OpaClient as PolicyLoader
+
+from app.opa_client import OpaClient, OpaUnavailable
+from app.policy.gateway import ENTRYPOINTS
+
+__all__ = [
+    "BATCH_PACKAGE",
+    "Outcome",
+    "ScratchError",
+    "ScratchOpa",
+    "batch_module",
+    "extract_revision",
+    "free_port",
+]
+
+BATCH_PACKAGE = "policydiff_batch"
+
+# An outcome: {"result": <document>} when defined, {} when undefined, {"error": code}.
+Outcome = dict[str, Any]
+
+_PACKAGE = re.compile(r"^package\s+([\w.\"\[\]-]+)", re.MULTILINE)
+_IMPORT = re.compile(r"^import\s+data\.([\w.]+)", re.MULTILINE)
+
+
+class ScratchError(RuntimeError):
+    """A scratch server could not be started or loaded, or a revision not extracted."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _rule(entrypoint: str) -> str:
+    return entrypoint.replace("/", "__")
+
+
+def batch_module(entrypoints: Sequence[str] = ENTRYPOINTS) -> str:
+    """The Rego source of the batch module for ``entrypoints``."""
+    lines = [f"package {BATCH_PACKAGE}", ""]
+    for entrypoint in entrypoints:
+        rule, ref = _rule(entrypoint), "data." + entrypoint.replace("/", ".")
+        lines += [
+            f"{rule} := [_{rule}(x) | some x in input.items]",
+            "",
+            f'_{rule}(x) := {{"result": r}} if {{',
+            f"\tr := {ref} with input as x",
+            "} else := {}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _modules(policies: Path) -> list[Path]:
+    """The policy modules (tests excluded) in an order that loads dependencies first."""
+    files = sorted(
+        path for path in policies.rglob("*.rego") if not path.name.endswith("_test.rego")
+    )
+    packages = {}
+    for path in files:
+        match = _PACKAGE.search(path.read_text(encoding="utf-8"))
+        packages[path] = match.group(1) if match else ""
+    ordered: list[Path] = []
+    visiting: set[Path] = set()
+
+    def visit(path: Path) -> None:
+        if path in ordered or path in visiting:
+            return
+        visiting.add(path)
+        for imported in _IMPORT.findall(path.read_text(encoding="utf-8")):
+            for other in files:
+                package = packages[other]
+                if other != path and (package == imported or package.startswith(imported + ".")):
+                    visit(other)
+        visiting.discard(path)
+        ordered.append(path)
+
+    for path in files:
+        visit(path)
+    return ordered
+
+
+def _data_files(policies: Path) -> list[tuple[str, Any]]:
+    """``data.json`` files as (data path, document), as a bundle would place them."""
+    documents = []
+    for path in sorted(policies.rglob("data.json")):
+        relative = path.parent.relative_to(policies).as_posix()
+        try:
+            documents.append((relative if relative != "." else "", json.loads(path.read_text())))
+        except (OSError, ValueError) as exc:
+            raise ScratchError(f"{path}: unreadable policy data") from exc
+    return documents
+
+
+class ScratchOpa:
+    """One throwaway OPA serving one policy folder on a free loopback port.
+
+    Args:
+        policies: the folder to serve (``*_test.rego`` files are not loaded).
+        binary: the OPA binary (``.bin/opa``).
+        name: used in error messages (``base``, ``working tree``).
+
+    Use as a context manager; :meth:`stop` ends the process.
+    """
+
+    def __init__(self, policies: Path, *, binary: Path, name: str) -> None:
+        self.policies = policies
+        self.binary = binary
+        self.name = name
+        self.port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        # OPA's output, read only for error messages; closed by stop().
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115
+        self._loader: PolicyLoader | None = None
+        self._client: OpaClient | None = None
+
+    def __enter__(self) -> ScratchOpa:
+        return self.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    def _spawn(self) -> None:
+        if not self.binary.exists():
+            raise ScratchError(f"{self.binary} missing: run make tools")
+        for _attempt in range(3):
+            self.port = free_port()
+            self._process = subprocess.Popen(
+                [
+                    str(self.binary),
+                    "run",
+                    "--server",
+                    "--addr",
+                    f"127.0.0.1:{self.port}",
+                    "--log-level",
+                    "error",
+                ],
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+            )
+            self._loader = PolicyLoader(host="127.0.0.1", port=self.port, timeout=30, retries=0)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and self._process.poll() is None:
+                if self._loader.check_health():
+                    return
+                time.sleep(0.02)
+            self.stop()  # the port was taken meanwhile, or OPA is broken: try again
+        raise ScratchError(f"OPA for the {self.name} policies did not start: {self._output()}")
+
+    def _output(self) -> str:
+        self._log.seek(0)
+        return self._log.read()[-2000:].decode("utf-8", errors="replace")
+
+    def start(self) -> ScratchOpa:
+        """Start OPA, load the policies and the batch module, check health.
+
+        Raises:
+            ScratchError: OPA does not start, or a module or data file does not load
+                (the message carries OPA's compile error).
+        """
+        self._spawn()
+        loader = self._loader
+        assert loader is not None
+        try:
+            for data_path, document in _data_files(self.policies):
+                loader.update_or_create_data(document, data_path)
+            for path in _modules(self.policies):
+                loader.update_policy_from_string(
+                    path.read_text(encoding="utf-8"),
+                    path.relative_to(self.policies).as_posix(),
+                    rego_compat=False,
+                )
+            loader.update_policy_from_string(batch_module(), BATCH_PACKAGE, rego_compat=False)
+        except Exception as exc:
+            self.stop()
+            detail = getattr(exc, "message", None) or exc
+            raise ScratchError(f"the {self.name} policies do not load: {detail}") from exc
+        if not loader.check_health():
+            self.stop()
+            raise ScratchError(f"OPA for the {self.name} policies is not healthy")
+        self._client = OpaClient(f"http://127.0.0.1:{self.port}", timeout=300, pool_size=4)
+        return self
+
+    def stop(self) -> None:
+        """End the OPA process (idempotent)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._loader is not None:
+            with contextlib.suppress(Exception):
+                self._loader.close_connection()
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+
+    def evaluate(self, entrypoint: str, inputs: Sequence[Any]) -> list[Outcome]:
+        """The outcome of every input at ``entrypoint``, in order, in one request.
+
+        Raises:
+            ScratchError: the server is not running or does not answer at all.
+        """
+        if self._client is None:
+            raise ScratchError(f"OPA for the {self.name} policies is not running")
+        if not inputs:
+            return []
+        try:
+            outcomes = self._client.query(
+                f"{BATCH_PACKAGE}/{_rule(entrypoint)}", {"items": list(inputs)}
+            )
+        except OpaUnavailable as exc:
+            if self._process is None or self._process.poll() is not None:
+                raise ScratchError(f"OPA for the {self.name} policies stopped") from exc
+            if len(inputs) == 1:
+                return [{"error": _error_code(str(exc))}]
+            half = len(inputs) // 2
+            return self.evaluate(entrypoint, inputs[:half]) + self.evaluate(
+                entrypoint, inputs[half:]
+            )
+        if not isinstance(outcomes, list) or len(outcomes) != len(inputs):
+            raise ScratchError(f"the {self.name} batch answer does not match the records sent")
+        return outcomes
+
+
+def _error_code(message: str) -> str:
+    match = re.search(r"answered (\d+)", message)
+    return f"http_{match.group(1)}" if match else "unavailable"
+
+
+def extract_revision(revision: str, destination: Path, *, repo: Path) -> Path:
+    """Write ``policies/`` of git ``revision`` into ``destination``; returns the folder.
+
+    Raises:
+        ScratchError: git fails (unknown revision, no ``policies/`` folder there).
+    """
+    result = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", revision, "--", "policies"],
+        capture_output=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        message = result.stderr.decode("utf-8", errors="replace").strip()
+        raise ScratchError(f"git archive {revision} policies failed: {message}")
+    with tarfile.open(fileobj=io.BytesIO(result.stdout)) as archive:
+        archive.extractall(destination, filter="data")
+    return destination / "policies"

@@ -1,0 +1,109 @@
+"""Reducing a changed record to the facts that matter, against a toy policy pair."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from policydiff.compare import Change, changes
+from policydiff.minimise import reduce
+
+ALLOWED = {"allow": True, "reason": "allowed", "status": 200}
+NOT_FOUND = {"allow": False, "reason": "not_found", "status": 404}
+
+
+def _base(input: Any) -> dict[str, Any]:
+    """Allowed with a channel grant, or a space grant on a regular channel."""
+    channel = input["facts"]["channels"].get("general", {})
+    for grant in input["facts"]["grants"]:
+        if grant["target"]["kind"] == "channel" or channel.get("kind") != "dm":
+            return {"result": ALLOWED}
+    return {"result": NOT_FOUND}
+
+
+def _head(input: Any) -> dict[str, Any]:
+    """The edit under review: space grants reach DMs too."""
+    return {"result": ALLOWED if input["facts"]["grants"] else NOT_FOUND}
+
+
+def _evaluate(
+    entrypoint: str, inputs: Sequence[Any]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    return [(_base(item), _head(item)) for item in inputs]
+
+
+def _input() -> dict[str, Any]:
+    return {
+        "action": "message.list",
+        "actor": "alex",
+        "resource": {"kind": "channel", "id": "general"},
+        "facts": {
+            "now": "2026-12-01T12:00:00Z",
+            "principals": {
+                "alex": {
+                    "kind": "user",
+                    "status": "active",
+                    "is_owner": False,
+                    "groups": ["team"],
+                    "permissions": [],
+                },
+                "sam": {
+                    "kind": "user",
+                    "status": "active",
+                    "is_owner": False,
+                    "groups": [],
+                    "permissions": [],
+                },
+            },
+            "channels": {
+                "general": {
+                    "kind": "dm",
+                    "archived": False,
+                    "space_id": "support",
+                    "members": ["sam"],
+                }
+            },
+            "spaces": {"support": {"archived": False}},
+            "grants": [
+                {
+                    "subject": {"kind": "principal", "id": "alex"},
+                    "target": {"kind": "space", "id": "support"},
+                    "level": "read",
+                    "expires_at": "2026-12-31T12:00:00Z",
+                }
+            ],
+        },
+    }
+
+
+def test_the_example_keeps_only_what_the_change_needs() -> None:
+    change = changes("authz/decision", _input(), _base(_input()), _head(_input()))[0]
+    assert change == Change(
+        "message.list", "deny_to_allow", True, "not_found (404) -> allowed (200)"
+    )
+
+    reduced = reduce("authz/decision", _input(), change, _evaluate)
+
+    facts = reduced.input["facts"]
+    assert facts["principals"] == {}
+    assert facts["spaces"] == {}
+    assert facts["channels"]["general"]["members"] == []
+    assert facts["grants"] == [
+        {
+            "subject": {"kind": "principal", "id": "alex"},
+            "target": {"kind": "space", "id": "support"},
+            "level": "read",
+        }
+    ]
+    assert (reduced.base, reduced.head) == ({"result": NOT_FOUND}, {"result": ALLOWED})
+
+
+def test_the_facts_that_matter_are_those_whose_change_alone_flips_it() -> None:
+    change = changes("authz/decision", _input(), _base(_input()), _head(_input()))[0]
+
+    reduced = reduce("authz/decision", _input(), change, _evaluate)
+
+    assert {(fact.path, fact.value) for fact in reduced.facts} == {
+        ("facts.channels.general.kind", "dm"),
+        ("facts.grants[0].target.kind", "space"),
+    }
