@@ -32,7 +32,7 @@ from app.observability.exposition import (
     remove_directory,
     start_listener,
 )
-from app.observability.tracing import tracing_from_environment
+from app.observability.tracing import tracing_exporters, tracing_from_environment
 
 __all__ = ["app_from_environment", "serve", "worker_count"]
 
@@ -101,6 +101,9 @@ def serve(settings: Settings) -> None:
             if tracing is not None:
                 tracing.shutdown()
         return
+    # Each worker sets its tracing up itself; a wrong OTEL_* variable is refused here,
+    # before any worker starts (and would fail on every restart).
+    tracing_exporters()
     directory, made = prepare_multiprocess_directory() if metrics_on else ("", False)
     try:
         if metrics_on:

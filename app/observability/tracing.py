@@ -256,15 +256,13 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def tracing_from_environment(environ: Mapping[str, str] | None = None) -> Tracing | None:
-    """Tracing as the standard ``OTEL_*`` variables configure it, or ``None`` (off).
+def tracing_exporters(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The span exporters the standard ``OTEL_*`` variables ask for; empty means off.
 
     On when ``OTEL_TRACES_EXPORTER`` names ``otlp`` or ``console``, or, with that
     variable unset, when ``OTEL_EXPORTER_OTLP_ENDPOINT`` or
     ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` is set; off with ``OTEL_SDK_DISABLED=true``
-    or ``OTEL_TRACES_EXPORTER=none``. The exporter, the sampler
-    (``OTEL_TRACES_SAMPLER``), the batch processor (``OTEL_BSP_*``) and the resource
-    (``OTEL_SERVICE_NAME``, ``OTEL_RESOURCE_ATTRIBUTES``) read their own variables.
+    or ``OTEL_TRACES_EXPORTER=none``.
 
     Raises:
         TracingConfigError: an exporter or OTLP protocol this service does not ship
@@ -272,7 +270,7 @@ def tracing_from_environment(environ: Mapping[str, str] | None = None) -> Tracin
     """
     env = os.environ if environ is None else environ
     if _truthy(env.get("OTEL_SDK_DISABLED")):
-        return None
+        return ()
     names = env.get("OTEL_TRACES_EXPORTER")
     if names is None:
         endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get(
@@ -281,9 +279,7 @@ def tracing_from_environment(environ: Mapping[str, str] | None = None) -> Tracin
         exporters = ["otlp"] if endpoint else []
     else:
         exporters = [name.strip().lower() for name in names.split(",") if name.strip()]
-    exporters = [name for name in exporters if name != "none"]
-    if not exporters:
-        return None
+    exporters = [name for name in dict.fromkeys(exporters) if name != "none"]
     unknown = sorted(set(exporters) - {"otlp", "console"})
     if unknown:
         raise TracingConfigError(f"OTEL_TRACES_EXPORTER: unsupported exporter {unknown[0]!r}")
@@ -294,8 +290,26 @@ def tracing_from_environment(environ: Mapping[str, str] | None = None) -> Tracin
         raise TracingConfigError(
             f"OTEL_EXPORTER_OTLP_PROTOCOL: only http/protobuf is supported, not {protocol!r}"
         )
+    return tuple(exporters)
+
+
+def tracing_from_environment(environ: Mapping[str, str] | None = None) -> Tracing | None:
+    """Tracing as the standard ``OTEL_*`` variables configure it, or ``None`` (off).
+
+    Which exporters: :func:`tracing_exporters`. The exporter itself (endpoint, headers,
+    timeout, compression), the sampler (``OTEL_TRACES_SAMPLER``), the batch processor
+    (``OTEL_BSP_*``) and the resource (``OTEL_SERVICE_NAME``,
+    ``OTEL_RESOURCE_ATTRIBUTES``) read their own variables from the process
+    environment.
+
+    Raises:
+        TracingConfigError: see :func:`tracing_exporters`.
+    """
+    exporters = tracing_exporters(environ)
+    if not exporters:
+        return None
     provider = TracerProvider(resource=_resource())
-    for name in dict.fromkeys(exporters):
+    for name in exporters:
         exporter: SpanExporter
         if name == "otlp":
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
