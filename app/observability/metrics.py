@@ -38,7 +38,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+)
 
 from app.http.routes import Route
 from app.policy import ENTRYPOINTS, REASONS, Decision
@@ -54,6 +60,10 @@ __all__ = [
     "Metrics",
     "PoolGauges",
 ]
+
+# No *_created series: they double every counter and histogram, multiprocess mode has
+# none, and Prometheus' rate() does not need them. A process-wide switch of the client.
+disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped upstream
 
 NAMESPACE = "agent_authz"
 # The label value for anything outside its closed set.

@@ -58,12 +58,8 @@ def sample(name: str, **labels: str) -> Sample:
 
 
 def ours(samples: dict[Sample, float]) -> dict[Sample, float]:
-    """The service's own samples (``agent_authz_*``), without ``_created`` timestamps."""
-    return {
-        key: value
-        for key, value in samples.items()
-        if key[0].startswith("agent_authz_") and not key[0].endswith("_created")
-    }
+    """The service's own samples (``agent_authz_*``)."""
+    return {key: value for key, value in samples.items() if key[0].startswith("agent_authz_")}
 
 
 def counted(samples: dict[Sample, float]) -> dict[Sample, float]:

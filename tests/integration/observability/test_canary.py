@@ -98,7 +98,8 @@ def _scenario(client: Callable[[str | None], ApiClient], ids: dict[str, str]) ->
         assert canary.get(general, headers=headers).status_code == 200
         context = client("tok-lotse").get(f"/api/v1/runs/{ids['r1']}/context", headers=headers)
         assert context.status_code == 200
-        assert CONTENT in context.text and DISPLAY_NAME in context.text
+        assert CONTENT in context.text
+        assert DISPLAY_NAME in context.text
         # A person is refused the context (403), audited under the canary's id only.
         assert canary.get(f"/api/v1/runs/{ids['r1']}/context").status_code == 403
         explained = client("tok-robin").post(
@@ -178,8 +179,8 @@ def test_no_canary_in_any_metric_label_or_span_attribute(
             assert all(canary not in part for part in exported), (canary, span.name)
     # OPA's own spans of the same traces.
     received = collector.wait_for(lambda got: any(r.trace_id in trace_ids for r in got))
-    for span in (r for r in received if r.trace_id in trace_ids):
-        exported = [span.name, span.status_message, *map(str, span.attributes.values())]
-        exported += [f"{name} {attributes}" for name, attributes in span.events]
+    for opa_span in (r for r in received if r.trace_id in trace_ids):
+        parts = [opa_span.name, opa_span.status_message, *map(str, opa_span.attributes.values())]
+        parts += [f"{name} {attributes}" for name, attributes in opa_span.events]
         for canary in CANARIES:
-            assert all(canary not in part for part in exported), (canary, span.name)
+            assert all(canary not in part for part in parts), (canary, opa_span.name)

@@ -26,7 +26,7 @@ from prometheus_client.mmap_dict import MmapedDict
 
 from tests.integration.observability.conftest import Sample, sample, scrape
 from tests.integration.observability.test_metrics import _world
-from tests.support.otlp import OtlpReceiver
+from tests.support.otlp import OtlpReceiver, ReceivedSpan
 from tests.support.services import REPO_ROOT, OpaServer, free_port
 from tests.support.world import load
 
@@ -108,10 +108,18 @@ def _served_by_pid(directory: Path) -> dict[int, float]:
         pid = int(path.stem.rsplit("_", 1)[1])
         served[pid] = sum(
             value
-            for key, value, _timestamp, _pos in MmapedDict.read_all_values_from_file(str(path))
+            for key, value, _timestamp, _pos in _values(path)
             if '"getRunContext"' in key and '"200"' in key and "_bucket" in key
         )
     return served
+
+
+def _values(path: Path) -> list[tuple[str, float, float, int]]:
+    """The entries of one worker's file (prometheus_client's reader is untyped)."""
+    entries: list[tuple[str, float, float, int]] = list(
+        MmapedDict.read_all_values_from_file(str(path))  # type: ignore[no-untyped-call]
+    )
+    return entries
 
 
 def _delta(after: dict[Sample, float], before: dict[Sample, float], key: Sample) -> float:
@@ -168,7 +176,7 @@ def test_two_workers_are_counted_together_and_export_traces(
 
     # Spans of the workers, over OTLP/HTTP: the app's request spans, with OPA's
     # spans in the same traces.
-    def joined(spans: list[object]) -> bool:
+    def joined(spans: list[ReceivedSpan]) -> bool:
         received = collector.received()
         app_traces = {
             r.trace_id

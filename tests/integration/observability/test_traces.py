@@ -11,7 +11,7 @@ of the ``traceparent`` a test sends.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -38,14 +38,14 @@ CALLER_SPAN = "00f067aa0ba902b7"
 @pytest.fixture
 def traced(
     make_service: Callable[..., RunningService], database_url: str, traced_opa: OpaServer
-) -> Iterator[tuple[RunningService, InMemorySpanExporter, dict[str, str]]]:
+) -> tuple[RunningService, InMemorySpanExporter, dict[str, str]]:
     """The app traced into memory, in front of the traced OPA, with the world loaded."""
     ids = load(database_url, _world())
     exporter = InMemorySpanExporter()
     service = make_service(
         opa_url=traced_opa.url, tracing=Tracing.exporting_to(exporter, batch=False)
     )
-    yield service, exporter, ids
+    return service, exporter, ids
 
 
 def _get(service: RunningService, path: str, token: str, **headers: str) -> requests.Response:
@@ -117,7 +117,8 @@ def test_a_context_read_is_one_request_span_with_its_sql_and_opa_children(
         entrypoint = (span.attributes or {})["agent_authz.opa.entrypoint"]
         (http_call,) = _children(spans, span)
         assert http_call.kind is SpanKind.CLIENT
-        assert str((http_call.attributes or {})["http.url"]).endswith(f"/v1/data/{entrypoint}")
+        url = str((http_call.attributes or {})["http.url"])
+        assert url.endswith(f"/v1/data/{entrypoint!s}")
 
     # OPA's own spans join the same trace, under the app's HTTP calls to it.
     calls = {
@@ -149,7 +150,8 @@ def test_the_callers_w3c_trace_context_is_joined(
 
     assert response.status_code == 200
     request = _request_span(exporter)
-    assert request.context is not None and request.parent is not None
+    assert request.context is not None
+    assert request.parent is not None
     assert _hex(request.context.trace_id, 32) == CALLER_TRACE
     assert _hex(request.parent.span_id, 16) == CALLER_SPAN
     assert request.parent.is_remote
