@@ -15,6 +15,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 OPA    := .bin/opa
 REGAL  := .bin/regal
+PROMTOOL := .bin/promtool
 POLICIES ?= policies
 
 # Minimum policy coverage in percent reported by `opa test --coverage`.
@@ -29,7 +30,7 @@ stage = @printf '\n==> %s\n' "$(1)"
 
 .PHONY: help deps tools venv postgres run test policy-test config-doc-check lint \
 	format-check format typecheck pytest unit contract integration bench config-doc clean \
-	sdk-client sdk-client-check
+	sdk-client sdk-client-check observability-check
 
 help: ## list the targets
 	@echo "make run    start PostgreSQL, OPA and the API with the demo world (see README.md)"
@@ -60,7 +61,7 @@ run: deps ## start PostgreSQL, OPA and the API with the demo world (env: PORT, D
 	$(call stage,run: scripts/run.sh)
 	@bash scripts/run.sh
 
-test: deps policy-test config-doc-check sdk-client-check lint typecheck pytest ## every check: policies, config doc, SDK client, ruff, mypy, pytest
+test: deps policy-test config-doc-check sdk-client-check observability-check lint typecheck pytest ## every check: policies, config doc, SDK client, alert rules, ruff, mypy, pytest
 	@printf '\n==> make test: all checks passed\n'
 
 # --- parts of make test ---------------------------------------------------------
@@ -90,6 +91,12 @@ config-doc-check: venv ## fail when docs/configuration.md is stale
 sdk-client-check: venv ## fail when agent_sdk/client differs from a fresh generation from the spec
 	$(call stage,sdk: agent_sdk/client matches openapi/openapi.yaml)
 	@$(PYTHON) scripts/generate_sdk_client.py --check
+
+observability-check: tools ## promtool: check and unit-test the alert rules, check the example Prometheus config
+	$(call stage,observability: promtool check rules / test rules / check config (deploy/prometheus))
+	@$(PROMTOOL) check rules deploy/prometheus/alerts.yml
+	@cd deploy/prometheus && ../../$(PROMTOOL) test rules alerts_test.yml
+	@$(PROMTOOL) check config deploy/prometheus/prometheus.yml
 
 lint: venv ## ruff check (and ruff format --check when RUFF_FORMAT_CHECK=1)
 	$(call stage,lint: ruff check .)

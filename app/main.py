@@ -23,6 +23,7 @@ documentation at ``/ui/`` and the spec at ``/openapi.json``.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import functools
 import logging
@@ -73,6 +74,8 @@ SWAGGER_UI_PATH = "/ui"
 SPEC_JSON_PATH = "/openapi.json"
 
 log = logging.getLogger("app.http")
+# How long a stopping process waits for its last spans to be exported.
+_FLUSH_MILLIS = 5000
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 
@@ -221,7 +224,28 @@ class Application:
             services_var.reset(token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
         await self._asgi(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """Start and stop of a served process (``python -m app serve`` runs lifespan on).
+
+        At the stop, after the last request, the spans still in the batch processor are
+        exported: uvicorn ends a worker by re-raising the signal that stopped it, so no
+        exit hook of the process would run.
+        """
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                tracing = self.services.tracing
+                if tracing is not None:
+                    await asyncio.to_thread(tracing.provider.force_flush, _FLUSH_MILLIS)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 @functools.lru_cache(maxsize=2)

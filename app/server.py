@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import uvicorn
 from prometheus_client import CollectorRegistry
@@ -26,6 +27,7 @@ from app.http.protocol import server_options
 from app.logs import configure_logging
 from app.main import Application, create_app
 from app.observability.exposition import (
+    MULTIPROCESS_ENV,
     MetricsListener,
     exposition_registry,
     prepare_multiprocess_directory,
@@ -79,50 +81,45 @@ def serve(settings: Settings) -> None:
     log.info("serving", extra={"port": settings.integer("port"), "workers": workers})
     host, port = settings.text("host"), settings.integer("port")
     metrics_on = settings.integer("metrics.port") > 0
+    # Several workers count into files of a shared directory; so does one worker when
+    # the operator set PROMETHEUS_MULTIPROC_DIR (the files of an earlier run go first).
+    multiprocess = metrics_on and (workers > 1 or bool(os.environ.get(MULTIPROCESS_ENV)))
+    if workers > 1:
+        # Each worker sets its tracing up itself; a wrong OTEL_* variable is refused
+        # here, before any worker starts (and would fail on every restart).
+        tracing_exporters()
+    directory, made = prepare_multiprocess_directory() if multiprocess else ("", False)
     listener: MetricsListener | None = None
-    if workers == 1:
-        tracing = tracing_from_environment()
-        app = create_app(settings, tracing=tracing)
-        try:
+    tracing = tracing_from_environment() if workers == 1 else None
+    try:
+        if workers == 1:
+            app = create_app(settings, tracing=tracing)
             if app.services.metrics is not None:
                 listener = _listen(settings, app.services.metrics.registry)
-            uvicorn.run(
-                app,
-                host=host,
-                port=port,
-                log_config=None,
-                access_log=False,
-                lifespan="off",
-                **server_options(settings),
-            )
-        finally:
-            if listener is not None:
-                listener.stop()
-            if tracing is not None:
-                tracing.shutdown()
-        return
-    # Each worker sets its tracing up itself; a wrong OTEL_* variable is refused here,
-    # before any worker starts (and would fail on every restart).
-    tracing_exporters()
-    directory, made = prepare_multiprocess_directory() if metrics_on else ("", False)
-    try:
-        if metrics_on:
-            # This process counts nothing itself: the registry only stands in for the
-            # workers' files, which exposition_registry reads.
-            listener = _listen(settings, CollectorRegistry())
+            target: Application | str = app
+            options: dict[str, Any] = {}
+        else:
+            if metrics_on:
+                # This process counts nothing itself: the registry only stands in for
+                # the workers' files, which exposition_registry reads.
+                listener = _listen(settings, CollectorRegistry())
+            target = "app.server:app_from_environment"
+            options = {"factory": True, "workers": workers}
         uvicorn.run(
-            "app.server:app_from_environment",
-            factory=True,
-            workers=workers,
+            target,
             host=host,
             port=port,
             log_config=None,
             access_log=False,
-            lifespan="off",
+            # On: at the stop the app exports its last spans (Application._lifespan).
+            lifespan="on",
+            **options,
             **server_options(settings),
         )
     finally:
         if listener is not None:
             listener.stop()
+        if tracing is not None:
+            tracing.shutdown()
         if made:
             remove_directory(directory)
