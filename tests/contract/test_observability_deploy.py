@@ -18,7 +18,6 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from prometheus_client import generate_latest
 
 from app.http.routes import load_routes, load_spec
 from app.observability.metrics import LabelSets, Metrics
@@ -110,8 +109,12 @@ def _exprs(dashboard: dict[str, Any]) -> list[str]:
 def _metric_names() -> set[str]:
     """Every sample name the service exports (histograms with their suffixes)."""
     metrics = Metrics(LabelSets.from_routes(load_routes(load_spec())))
-    text = generate_latest(metrics.registry).decode()
-    return {line.split("{")[0].split()[0] for line in text.splitlines() if not line.startswith("#")}
+    suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",)}
+    return {
+        family.name + suffix
+        for family in metrics.registry.collect()
+        for suffix in suffixes[family.type]
+    }
 
 
 def _named(expr: str) -> set[str]:
