@@ -1764,11 +1764,11 @@ def main(argv: list[str] | None = None) -> int:
             )
             overhead_result = overhead.measure_overhead(
                 database_url,
-                opa.url,
                 runs[REFERENCE],
                 AGENT_TOKEN,
                 rounds=args.overhead_rounds,
                 warmup=args.overhead_warmup,
+                blocks=args.overhead_blocks,
             )
         # ------------------------------------------------------------------------------
 

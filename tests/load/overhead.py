@@ -7,17 +7,23 @@ benchmark world) and replaces that section of the file.
 
 Method, chosen for a noisy machine with two cores:
 
-* Four server processes of the same app, started at once, against the same database
-  and OPA, one uvicorn worker each, rate limits off, log level WARNING:
-  ``off`` (``metrics.port`` 0, no tracing), ``metrics`` (``metrics.port`` set, the
-  listener running, ``PROMETHEUS_MULTIPROC_DIR`` set so that values take the
-  multiprocess path that several workers use), ``tracing`` (every request, SQL
-  statement and OPA call traced into an in-memory exporter behind the scrubbing
-  exporter and a batch processor, as production exports), and ``both``.
+* Five server processes of the same app, started at once, against the same database
+  and an OPA of their own, one uvicorn worker each, rate limits off, log level
+  WARNING, the same ``PYTHONHASHSEED``: ``off`` (``metrics.port`` 0, no tracing),
+  ``off-2`` (the same again: how much two identical processes differ, the noise
+  floor), ``metrics`` (``metrics.port`` set, the listener running,
+  ``PROMETHEUS_MULTIPROC_DIR`` set so that values take the multiprocess path that
+  several workers use), ``tracing`` (every request, SQL statement and OPA call traced
+  into an in-memory exporter behind the scrubbing exporter and a batch processor, as
+  production exports) and ``both``. The OPA runs the deploy configuration with its
+  distributed tracing pointed at a local sink that discards what it receives, so the
+  traced variants include OPA recording its spans, as with a real collector.
 * Interleaved rounds at concurrency 1: each round sends one getRunContext (the 100-
   message case) to every server, in a fresh random order, each server over its own
-  keep-alive connection. A burst of load on the machine therefore hits all four alike
-  instead of one variant's whole run.
+  keep-alive connection. A burst of load on the machine therefore hits all variants
+  alike instead of one variant's whole run. The rounds run in blocks, each with freshly
+  started processes, so that no variant keeps one process's luck (memory layout, core
+  placement) for the whole measurement.
 * Per variant p50, p95 and mean; the overhead is the ratio of p50 to ``off``'s p50,
   with a 95% bootstrap interval (resampling whole rounds) and the median of the
   per-round paired differences.
@@ -38,9 +44,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import requests
@@ -52,7 +60,7 @@ from app.logs import configure_logging
 from app.main import create_app
 from app.observability.exposition import exposition_registry, start_listener
 from app.observability.tracing import Tracing
-from tests.support.services import REPO_ROOT, free_port
+from tests.support.services import REPO_ROOT, OpaServer, free_port
 
 __all__ = [
     "MODES",
@@ -62,7 +70,14 @@ __all__ = [
     "overhead_section",
 ]
 
-MODES = ("off", "metrics", "tracing", "both")
+MODES = ("off", "off-2", "metrics", "tracing", "both")
+_DESCRIPTIONS = {
+    "off": "no metrics, no tracing",
+    "off-2": "the same as off, in another process (the noise floor)",
+    "metrics": "metrics on, listener running, multiprocess value files",
+    "tracing": "tracing on, in-memory exporter, batch processor",
+    "both": "metrics and tracing on",
+}
 HEADING = "## Overhead of metrics and tracing"
 METRICS_LIMIT = 0.03
 REQUEST_TIMEOUT = 10.0
@@ -74,6 +89,35 @@ class OverheadError(RuntimeError):
 
 
 # ----------------------------------------------------------------------------- servers
+
+
+class _Sink:
+    """An OTLP/HTTP endpoint that accepts and discards (OPA's trace exports)."""
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def address(self) -> str:
+        """``host:port`` for ``OPA_TRACING_ADDRESS``."""
+        return f"127.0.0.1:{self.server.server_port}"
+
+    def close(self) -> None:
+        """Stop serving."""
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def serve(mode: str, spans_file: Path | None) -> int:
@@ -157,6 +201,7 @@ def _servers(database_url: str, opa_url: str, workdir: Path) -> Iterator[list[_S
                     "LOG_LEVEL": "WARNING",
                     "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
                     "PYTHONUNBUFFERED": "1",
+                    "PYTHONHASHSEED": "0",
                 }
             )
             metrics_url = directory = None
@@ -240,6 +285,7 @@ class Overhead:
     latencies_ms: dict[str, list[float]]
     checks: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    blocks: int = 1
 
     def p50(self, mode: str) -> float:
         """The median latency of ``mode``."""
@@ -291,35 +337,26 @@ def _context_count(metrics_url: str) -> float:
     return 0.0
 
 
-def measure_overhead(
+def _block(
     database_url: str,
     opa_url: str,
-    run_id: str,
-    token: str,
-    *,
+    path: str,
+    headers: dict[str, str],
     rounds: int,
     warmup: int,
-    seed: int = 20251201,
-) -> Overhead:
-    """Run the interleaved rounds (module docstring) and check the variants.
-
-    Raises:
-        OverheadError: a server did not start, a request failed, or a variant did not
-            count or trace what it served.
-    """
-    started = time.monotonic()
-    rng = random.Random(seed)
-    headers = {"Authorization": f"Bearer {token}"}
-    path = f"/api/v1/runs/{run_id}/context"
+    rng: random.Random,
+    latencies: dict[str, list[float]],
+) -> dict[str, int]:
+    """One block: fresh servers, ``warmup`` plus ``rounds`` rounds; returns span counts."""
+    sent = warmup + rounds
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as work:
         workdir = Path(work)
         with _servers(database_url, opa_url, workdir) as servers:
             sessions = {s.mode: requests.Session() for s in servers}
             for session in sessions.values():
                 session.trust_env = False
-            latencies: dict[str, list[float]] = {mode: [] for mode in MODES}
             order = list(servers)
-            for index in range(warmup + rounds):
+            for index in range(sent):
                 rng.shuffle(order)
                 for server in order:
                     begin = time.perf_counter()
@@ -333,14 +370,12 @@ def measure_overhead(
                         latencies[server.mode].append(elapsed)
             for session in sessions.values():
                 session.close()
-            checks: list[str] = []
-            sent = warmup + rounds
             for server in servers:
                 if server.metrics_url is not None:
                     counted = _context_count(server.metrics_url)
                     if counted != sent:
                         raise OverheadError(f"{server.mode} counted {counted} of {sent}")
-                    checks.append(f"`{server.mode}` counted all {sent} requests")
+        spans: dict[str, int] = {}
         for server in servers:
             if server.mode in ("tracing", "both"):
                 if not server.spans_file.exists():
@@ -350,11 +385,56 @@ def measure_overhead(
                 counts = json.loads(server.spans_file.read_text())
                 if counts["context_requests"] != sent:
                     raise OverheadError(f"{server.mode} traced {counts} for {sent} requests")
-                checks.append(
-                    f"`{server.mode}` exported {counts['spans']} spans, "
-                    f"{counts['spans'] / sent:.1f} per request"
-                )
-    return Overhead(rounds, warmup, latencies, checks, time.monotonic() - started)
+                spans[server.mode] = counts["spans"]
+    return spans
+
+
+def measure_overhead(
+    database_url: str,
+    run_id: str,
+    token: str,
+    *,
+    rounds: int,
+    warmup: int,
+    blocks: int = 3,
+    seed: int = 20251201,
+) -> Overhead:
+    """Run the interleaved rounds in blocks (module docstring) and check the variants.
+
+    Starts its own OPA (deploy configuration, traces to a discarding sink).
+
+    Raises:
+        OverheadError: a server did not start, a request failed, or a variant did not
+            count or trace what it served.
+    """
+    started = time.monotonic()
+    rng = random.Random(seed)
+    headers = {"Authorization": f"Bearer {token}"}
+    path = f"/api/v1/runs/{run_id}/context"
+    latencies: dict[str, list[float]] = {mode: [] for mode in MODES}
+    spans = dict.fromkeys(("tracing", "both"), 0)
+    sink = _Sink()
+    opa = OpaServer(env={"OPA_TRACING_ADDRESS": sink.address})
+    try:
+        opa.start()
+        per_block = [rounds // blocks + (1 if i < rounds % blocks else 0) for i in range(blocks)]
+        for count in per_block:
+            block_spans = _block(
+                database_url, opa.url, path, headers, count, warmup, rng, latencies
+            )
+            for mode, value in block_spans.items():
+                spans[mode] += value
+    finally:
+        opa.stop()
+        Path(opa.log_path).unlink(missing_ok=True)
+        sink.close()
+    sent = rounds + warmup * blocks
+    checks = [f"`metrics` and `both` counted every one of their {sent} requests"]
+    checks += [
+        f"`{mode}` exported {count} spans, {count / sent:.1f} per request"
+        for mode, count in spans.items()
+    ]
+    return Overhead(rounds, warmup, latencies, checks, time.monotonic() - started, blocks)
 
 
 # ------------------------------------------------------------------------------ report
@@ -366,20 +446,21 @@ def overhead_section(result: Overhead) -> str:
         HEADING,
         "",
         "Generated by `tests/load/overhead.py` (part of `make bench`; method in its "
-        f"docstring). {result.rounds} measured rounds after {result.warmup} warm-up rounds, "
-        f"{result.seconds:.0f} s. Each round sends one getRunContext of the 100-message case "
-        "to each of four otherwise identical server processes (one uvicorn worker each) in "
-        "a fresh random order, at concurrency 1, so that the machine's noise hits every "
-        "variant alike: `off` (no metrics, no tracing), `metrics` (metrics on, listener "
-        "running, multiprocess value files), `tracing` (a span per request, SQL statement "
-        "and OPA call into an in-memory exporter behind the scrubbing exporter and a batch "
-        "processor) and `both`. The interval is a 95% bootstrap interval of the p50 ratio "
+        f"docstring). {result.rounds} measured rounds in {result.blocks} blocks, each "
+        f"block after {result.warmup} warm-up rounds with freshly started processes; "
+        f"{result.seconds:.0f} s. Each round sends one getRunContext of the 100-message "
+        "case to each of five server processes of the same app (one uvicorn worker each, "
+        "the same database and OPA) in a fresh random order at concurrency 1, so that the "
+        "machine's noise hits every variant alike. Tracing exports into an in-memory "
+        "exporter behind the scrubbing exporter and a batch processor; OPA, with the "
+        "deploy configuration, records its spans for the traced variants and exports them "
+        "to a local sink. The interval is a 95% bootstrap interval of the p50 ratio "
         "(rounds resampled); the paired difference is the median of the per-round "
         "differences to `off`.",
         "",
-        "| variant | p50 ms | p95 ms | mean ms | p50 / off p50 | 95% interval | "
-        "paired difference ms |",
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: |",
+        "| variant | what runs | p50 ms | p95 ms | mean ms | p50 / off p50 | 95% interval "
+        "| paired difference ms |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
     for mode in MODES:
         if mode == "off":
@@ -390,18 +471,26 @@ def overhead_section(result: Overhead) -> str:
             interval = f"{low:.3f} to {high:.3f}"
             paired = f"{result.paired_ms(mode):+.2f}"
         lines.append(
-            f"| `{mode}` | {result.p50(mode):.2f} | {result.percentile(mode, 95):.2f} "
+            f"| `{mode}` | {_DESCRIPTIONS[mode]} | {result.p50(mode):.2f} "
+            f"| {result.percentile(mode, 95):.2f} "
             f"| {statistics.fmean(result.latencies_ms[mode]):.2f} | {ratio} | {interval} "
             f"| {paired} |"
         )
     metrics_cost = result.ratio("metrics") - 1
+    low, high = result.interval("metrics")
     met = "met" if metrics_cost <= METRICS_LIMIT else "NOT met"
     lines += [
         "",
-        f"* Metrics on cost {100 * metrics_cost:+.1f}% of getRunContext's p50 "
-        f"(target: at most {100 * METRICS_LIMIT:.0f}%: {met}); tracing on "
-        f"{100 * (result.ratio('tracing') - 1):+.1f}%, both "
-        f"{100 * (result.ratio('both') - 1):+.1f}%.",
+        f"* Metrics on cost {100 * metrics_cost:+.1f}% of getRunContext's p50 (95% "
+        f"interval {100 * (low - 1):+.1f}% to {100 * (high - 1):+.1f}%; target: at most "
+        f"{100 * METRICS_LIMIT:.0f}%: {met}). Two identical processes differ by "
+        f"{100 * (result.ratio('off-2') - 1):+.1f}% (`off-2`), the resolution of this "
+        "measurement on this machine.",
+        f"* Tracing on costs {100 * (result.ratio('tracing') - 1):+.1f}%, both "
+        f"{100 * (result.ratio('both') - 1):+.1f}%: about nine spans per request (the "
+        "request, one per SQL statement, two per OPA call), OPA's own spans included. "
+        "Sampling (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`) bounds it in "
+        "production.",
         "* Checks: " + "; ".join(result.checks) + ".",
         "",
     ]
@@ -419,8 +508,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--overhead-warmup",
         type=int,
-        default=100,
-        help="warm-up rounds of the overhead part (default 100)",
+        default=50,
+        help="warm-up rounds of the overhead part, per block (default 50)",
+    )
+    parser.add_argument(
+        "--overhead-blocks",
+        type=int,
+        default=3,
+        help="blocks of the overhead part, each with fresh processes (default 3)",
     )
 
 
@@ -437,18 +532,14 @@ def _standalone(args: argparse.Namespace) -> int:
     """Measure with the benchmark's world and replace the section of the report."""
     from repositories.migrate import upgrade
     from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, bench_world
-    from tests.support.services import OpaServer, PostgresCluster
+    from tests.support.services import PostgresCluster
     from tests.support.world import load
 
     with contextlib.ExitStack() as stack:
-        print("starting PostgreSQL and OPA ...", file=sys.stderr)
+        print("starting PostgreSQL ...", file=sys.stderr)
         cluster = PostgresCluster()
         stack.callback(cluster.stop)
         cluster.start()
-        opa = OpaServer()
-        stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
-        stack.callback(opa.stop)
-        opa.start()
         import psycopg2
 
         conn = psycopg2.connect(cluster.admin_url)
@@ -462,11 +553,11 @@ def _standalone(args: argparse.Namespace) -> int:
         print(f"overhead: {args.overhead_rounds} rounds ...", file=sys.stderr)
         result = measure_overhead(
             database_url,
-            opa.url,
             ids[f"r{REFERENCE}"],
             AGENT_TOKEN,
             rounds=args.overhead_rounds,
             warmup=args.overhead_warmup,
+            blocks=args.overhead_blocks,
         )
     section = overhead_section(result)
     print(section)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,6 +13,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode
 
+from app.config import load_settings
+from app.main import create_app
 from app.observability.tracing import (
     ALLOWED_ATTRIBUTES,
     SERVICE,
@@ -190,3 +193,32 @@ def test_no_request_value_is_on_the_allow_list() -> None:
     }
 
     assert not request_values & ALLOWED_ATTRIBUTES
+
+
+def test_a_stopping_process_exports_its_batched_spans_at_lifespan_shutdown() -> None:
+    exporter = InMemorySpanExporter()
+    tracing = Tracing.exporting_to(exporter)
+    settings = load_settings(environ={}).replace(
+        **{"database.url": "postgresql://nobody@127.0.0.1:1/none", "opa.url": "http://127.0.0.1:1"}
+    )
+    app = create_app(settings, tracing=tracing)
+    with tracing.tracer("test").start_as_current_span("batched"):
+        pass
+    assert exporter.get_finished_spans() == ()
+    inbox: list[dict[str, Any]] = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[str] = []
+
+    async def receive() -> dict[str, Any]:
+        return inbox.pop(0)
+
+    async def send(message: Mapping[str, Any]) -> None:
+        sent.append(message["type"])
+
+    try:
+        asyncio.run(app({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send))
+    finally:
+        app.services.close()
+        tracing.shutdown()
+
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert [span.name for span in exporter.get_finished_spans()] == ["batched"]
