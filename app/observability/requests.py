@@ -16,10 +16,10 @@ from opentelemetry.trace import Span
 from app.http.routes import Route
 from app.observability.metrics import Metrics
 
-__all__ = ["ObservedRequests", "RequestWatch"]
+__all__ = ["ObservedRequest", "ObservedRequests"]
 
 
-class RequestWatch:
+class ObservedRequest:
     """One request being served (see :class:`ObservedRequests`)."""
 
     __slots__ = ("_observer", "_span")
@@ -63,11 +63,11 @@ class ObservedRequests:
         self.metrics = metrics
         self._traced = traced
 
-    def started(self, correlation_id: str) -> RequestWatch:
+    def started(self, correlation_id: str) -> ObservedRequest:
         """A request starts; its span (the current one) gets the correlation id."""
         span: Span | None = None
         if self._traced:
             span = trace.get_current_span()
             if span.is_recording():
                 span.set_attribute("agent_authz.correlation_id", correlation_id)
-        return RequestWatch(self, span)
+        return ObservedRequest(self, span)
