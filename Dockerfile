@@ -36,6 +36,10 @@ USER app
 ENV HOST=0.0.0.0 \
     PORT=8080
 EXPOSE 8080
+# The Prometheus metrics listener, when METRICS_PORT=9464 and METRICS_HOST=0.0.0.0 are
+# set (docs/operations.md); with several workers PROMETHEUS_MULTIPROC_DIR must be a
+# writable directory (the serve command makes one under the temp dir otherwise).
+EXPOSE 9464
 
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8080'), timeout=2)"]

@@ -15,6 +15,7 @@ VENV   := .venv
 PYTHON := $(VENV)/bin/python
 OPA    := .bin/opa
 REGAL  := .bin/regal
+PROMTOOL := .bin/promtool
 POLICIES ?= policies
 
 # Minimum policy coverage in percent reported by `opa test --coverage`.
@@ -36,7 +37,8 @@ stage = @printf '\n==> %s\n' "$(1)"
 
 .PHONY: help deps tools venv postgres run test policy-test config-doc-check lint \
 	format-check format typecheck pytest unit contract integration bench config-doc clean \
-	sdk-client sdk-client-check policy-diff policy-doc policy-doc-check policy-diff-check
+	sdk-client sdk-client-check policy-diff policy-doc policy-doc-check policy-diff-check \
+	observability-check
 
 help: ## list the targets
 	@echo "make run    start PostgreSQL, OPA and the API with the demo world (see README.md)"
@@ -68,7 +70,7 @@ run: deps ## start PostgreSQL, OPA and the API with the demo world (env: PORT, D
 	$(call stage,run: scripts/run.sh)
 	@bash scripts/run.sh
 
-test: deps policy-test config-doc-check policy-doc-check sdk-client-check lint typecheck pytest policy-diff-check ## every check: policies, config and decision docs, SDK client, ruff, mypy, pytest, recorded-corpus replay
+test: deps policy-test config-doc-check policy-doc-check sdk-client-check observability-check lint typecheck pytest policy-diff-check ## every check: policies, config and decision docs, SDK client, alert rules, ruff, mypy, pytest, recorded-corpus replay
 	@printf '\n==> make test: all checks passed\n'
 
 # --- parts of make test ---------------------------------------------------------
@@ -98,6 +100,12 @@ config-doc-check: venv ## fail when docs/configuration.md is stale
 sdk-client-check: venv ## fail when agent_sdk/client differs from a fresh generation from the spec
 	$(call stage,sdk: agent_sdk/client matches openapi/openapi.yaml)
 	@$(PYTHON) scripts/generate_sdk_client.py --check
+
+observability-check: tools ## promtool: check and unit-test the alert rules, check the example Prometheus config
+	$(call stage,observability: promtool check rules / test rules / check config (deploy/prometheus))
+	@$(PROMTOOL) check rules deploy/prometheus/alerts.yml
+	@cd deploy/prometheus && ../../$(PROMTOOL) test rules alerts_test.yml
+	@$(PROMTOOL) check config deploy/prometheus/prometheus.yml
 
 lint: venv ## ruff check (and ruff format --check when RUFF_FORMAT_CHECK=1)
 	$(call stage,lint: ruff check .)

@@ -1,7 +1,8 @@
 """Command line: ``python -m app {migrate,serve,world load FILE,config-doc,policy ...}``.
 
 * ``migrate``: apply the Alembic migrations to ``DATABASE_URL`` (or the configured URL).
-* ``serve``: run the API with uvicorn on ``host``/``port`` from configuration.
+* ``serve``: run the API with uvicorn on ``host``/``port`` from configuration, and the
+  metrics listener on ``metrics.host``/``metrics.port`` when that port is set.
 * ``world load FILE``: load a world fixture in one transaction and print the JSON map
   of keys and handles to ids; an invalid file writes nothing and exits 2.
 * ``config-doc [--check]``: print (or check) ``docs/configuration.md``.
@@ -82,9 +83,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(json.dumps(mapping, indent=2, sort_keys=True))
         return 0
+    from app.observability.exposition import ListenerError
+    from app.observability.tracing import TracingConfigError
     from app.server import serve
 
-    serve(settings)
+    try:
+        serve(settings)
+    except (TracingConfigError, ListenerError) as exc:
+        print(f"configuration error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -246,6 +246,21 @@ SCHEMA: tuple[Key, ...] = (
         "marked partial. Empty: off. For test and staging runs only, never in production "
         "(a record that cannot be written fails the request).",
     ),
+    Key(
+        "metrics.port",
+        int,
+        0,
+        "TCP port of the Prometheus metrics listener (GET /metrics, no authentication) "
+        "that `python -m app serve` starts beside the API; 0 turns metrics off (nothing "
+        "is counted). A separate port, so that it can be kept off the public interface.",
+        minimum=0,
+    ),
+    Key(
+        "metrics.host",
+        str,
+        "127.0.0.1",
+        "Interface the metrics listener binds to (metrics.port); only the scraper should reach it.",
+    ),
 )
 
 _BY_NAME: dict[str, Key] = {key.name: key for key in SCHEMA}

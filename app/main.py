@@ -2,9 +2,12 @@
 
 The order of work for a request, outermost first:
 
+0. with tracing on, the OpenTelemetry ASGI middleware: the request span, joined to the
+   caller's W3C ``traceparent`` (``app/observability/tracing.py``);
 1. :class:`~app.http.body_limit.BodyLimitMiddleware`: whoever reads the body gets at
    most ``http.max_body_bytes`` (413 otherwise, checked as the chunks arrive);
-2. :class:`~app.http.correlation.CorrelationMiddleware`: correlation id, access log;
+2. :class:`~app.http.correlation.CorrelationMiddleware`: correlation id, access log,
+   the request metric and the request span's name (``app/observability/requests.py``);
 3. Connexion: routing, then security (``app.auth.bearer_info``: one SQL statement,
    401 with ``WWW-Authenticate: Bearer``), then
    :class:`~app.http.admission.AdmissionMiddleware` (rate limit, Content-Type, 405
@@ -20,6 +23,7 @@ documentation at ``/ui/`` and the spec at ``/openapi.json``.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import functools
 import logging
@@ -58,6 +62,8 @@ from app.http.encoding import dumps
 from app.http.problem import problem_body, problem_headers
 from app.http.routes import SPEC_PATH, MethodIndex, load_routes, load_spec
 from app.http.validation import validator_map
+from app.observability.requests import ObservedRequests
+from app.observability.tracing import Tracing
 from app.opa_client import OpaError, OpaUnavailable
 from app.services import Services, build_services, services_var
 
@@ -68,6 +74,8 @@ SWAGGER_UI_PATH = "/ui"
 SPEC_JSON_PATH = "/openapi.json"
 
 log = logging.getLogger("app.http")
+# How long a stopping process waits for its last spans to be exported.
+_FLUSH_MILLIS = 5000
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 
@@ -125,9 +133,22 @@ def _as_api_error(exc: Exception, methods: MethodIndex, path: str) -> ApiError:
     return InternalError()
 
 
+def _fail_closed_source(exc: Exception) -> str:
+    """What a 503 failed closed on (the ``source`` of ``agent_authz_fail_closed_total``)."""
+    if isinstance(exc, OpaUnavailable):
+        return "opa"
+    if isinstance(exc, DBAPIError | PoolTimeout):
+        return "database"
+    return "service"
+
+
 def _error_handler(methods: MethodIndex) -> Any:
     def handle(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
         error = _as_api_error(exc, methods, request.url.path)
+        if error.status == 503:
+            services = services_var.get(None)
+            if services is not None and services.metrics is not None:
+                services.metrics.fail_closed(_fail_closed_source(exc))
         if error.status >= 500:
             # OPA errors name the entry point and the failure kind, never the input.
             detail = str(exc) if isinstance(exc, OpaError) else type(exc).__name__
@@ -168,15 +189,28 @@ async def _send_spec(scope: Scope, send: Send) -> None:
 
 
 class Application:
-    """The served ASGI app: correlation ids and services around Connexion."""
+    """The served ASGI app: correlation ids and services around Connexion.
+
+    With metrics or tracing on (``services.metrics``, ``services.tracing``) the
+    correlation middleware reports every request, and with tracing on the whole app
+    runs inside the ASGI instrumentation's request span.
+    """
 
     def __init__(self, services: Services, connexion_app: connexion.AsyncApp) -> None:
         self.services = services
         self.connexion_app = connexion_app
-        self._asgi: ASGIApp = BodyLimitMiddleware(
-            CorrelationMiddleware(self._with_services),
+        observer = (
+            ObservedRequests(services.routes, services.metrics, traced=services.tracing is not None)
+            if services.metrics is not None or services.tracing is not None
+            else None
+        )
+        asgi: ASGIApp = BodyLimitMiddleware(
+            CorrelationMiddleware(self._with_services, observer),
             services.settings.integer("http.max_body_bytes"),
         )
+        if services.tracing is not None:
+            asgi = services.tracing.instrument_asgi(asgi)
+        self._asgi = asgi
 
     async def _with_services(self, scope: Scope, receive: Receive, send: Send) -> None:
         spec_request = scope["type"] == "http" and scope["path"] == SPEC_JSON_PATH
@@ -190,7 +224,28 @@ class Application:
             services_var.reset(token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
         await self._asgi(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """Start and stop of a served process (``python -m app serve`` runs lifespan on).
+
+        At the stop, after the last request, the spans still in the batch processor are
+        exported: uvicorn ends a worker by re-raising the signal that stopped it, so no
+        exit hook of the process would run.
+        """
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                tracing = self.services.tracing
+                if tracing is not None:
+                    await asyncio.to_thread(tracing.provider.force_flush, _FLUSH_MILLIS)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 @functools.lru_cache(maxsize=2)
@@ -234,11 +289,18 @@ def _connexion_app(validate_responses: bool) -> connexion.AsyncApp:
     return app
 
 
-def create_app(settings: Settings, *, validate_responses: bool = False) -> Application:
+def create_app(
+    settings: Settings, *, validate_responses: bool = False, tracing: Tracing | None = None
+) -> Application:
     """Build the app for ``settings``.
 
     ``validate_responses`` makes Connexion check every response body against the spec
     (tests); production leaves it off for speed, since tests already prove conformance.
+    ``tracing`` (off by default; :func:`app.observability.tracing.tracing_from_environment`
+    in production) traces every request, SQL statement and OPA call; it also switches
+    on the process-wide tracing of urllib3, the OPA client's transport.
     """
-    services = build_services(settings, load_routes(load_spec()))
+    if tracing is not None:
+        tracing.instrument_transport()
+    services = build_services(settings, load_routes(load_spec()), tracing=tracing)
     return Application(services, _connexion_app(validate_responses))

@@ -8,9 +8,17 @@ the requests layer on top of urllib3 cost more than OPA's own evaluation.
 Error tree::
 
     OpaError                 every failure to get a usable answer
-    └── OpaUnavailable       unreachable, timed out, HTTP error, bad JSON or undefined
+    └── OpaUnavailable       unreachable (refused, reset, closed without an answer)
+        ├── OpaTimeout       no answer within ``opa.timeout_seconds`` (connecting,
+        │                    reading, or waiting for a pooled connection)
+        ├── OpaHttpError     an HTTP status other than 200
         ├── OpaUndefined     the document is undefined (e.g. policies not loaded)
-        └── OpaMalformed     a defined answer of the wrong shape (raised by the gateway)
+        └── OpaMalformed     not JSON, or a defined answer of the wrong shape (the
+                             gateway's parsers raise the latter)
+
+The subclasses only name the kind of failure for the metrics
+(``agent_authz_opa_round_trip_failures_total``); every caller still catches
+:class:`OpaUnavailable`.
 
 Every caller treats :class:`OpaUnavailable` as "fail closed"; the HTTP edge turns it
 into 503 (``app/main.py``), and nothing else converts it.
@@ -24,9 +32,20 @@ from urllib.parse import urlsplit
 
 import orjson
 import urllib3
+from urllib3.exceptions import EmptyPoolError, NewConnectionError
 from urllib3.exceptions import HTTPError as Urllib3Error
+from urllib3.exceptions import TimeoutError as Urllib3Timeout
 
-__all__ = ["OpaClient", "OpaError", "OpaMalformed", "OpaUnavailable", "OpaUndefined", "Pool"]
+__all__ = [
+    "OpaClient",
+    "OpaError",
+    "OpaHttpError",
+    "OpaMalformed",
+    "OpaTimeout",
+    "OpaUnavailable",
+    "OpaUndefined",
+    "Pool",
+]
 
 _HEADERS = {"Content-Type": "application/json"}
 
@@ -39,12 +58,20 @@ class OpaUnavailable(OpaError):
     """OPA unreachable, slow, erroring or answering undefined: fail closed."""
 
 
+class OpaTimeout(OpaUnavailable):
+    """No answer within the timeout (connect, read, or a pooled connection): fail closed."""
+
+
+class OpaHttpError(OpaUnavailable):
+    """OPA answered with an HTTP status other than 200: fail closed."""
+
+
 class OpaUndefined(OpaUnavailable):
     """The queried document is undefined: a deny, and for readiness "not loaded"."""
 
 
 class OpaMalformed(OpaUnavailable):
-    """A defined answer that does not have the contract's shape: fail closed."""
+    """A body that is not JSON, or an answer not of the contract's shape: fail closed."""
 
 
 class Pool(Protocol):
@@ -108,8 +135,9 @@ class OpaClient:
             The ``result`` document.
 
         Raises:
-            OpaUnavailable: transport failure, timeout, non-200 status or a body that
-                is not JSON.
+            OpaUnavailable: transport failure (:class:`OpaTimeout` for a timeout),
+                non-200 status (:class:`OpaHttpError`) or a body that is not JSON
+                (:class:`OpaMalformed`).
             OpaUndefined: an undefined result (no ``result`` key): an undefined
                 decision is a deny, and the caller must not guess a default.
         """
@@ -127,15 +155,18 @@ class OpaClient:
             )
         except (Urllib3Error, OSError) as exc:
             reason = getattr(exc, "reason", None) or exc
-            raise OpaUnavailable(
-                f"OPA unreachable for data/{path}: {type(reason).__name__}"
-            ) from exc
+            # urllib3 derives NewConnectionError (refused) from its connect timeout.
+            timed_out = isinstance(
+                exc, Urllib3Timeout | EmptyPoolError | TimeoutError
+            ) and not isinstance(exc, NewConnectionError)
+            error = OpaTimeout if timed_out else OpaUnavailable
+            raise error(f"OPA unreachable for data/{path}: {type(reason).__name__}") from exc
         if response.status != 200:
-            raise OpaUnavailable(f"OPA answered {response.status} for data/{path}")
+            raise OpaHttpError(f"OPA answered {response.status} for data/{path}")
         try:
             body = orjson.loads(response.data)
         except orjson.JSONDecodeError as exc:
-            raise OpaUnavailable(f"OPA answered non-JSON for data/{path}") from exc
+            raise OpaMalformed(f"OPA answered non-JSON for data/{path}") from exc
         if not isinstance(body, dict) or "result" not in body:
             raise OpaUndefined(f"undefined result for data/{path}")
         return body["result"]

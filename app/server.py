@@ -5,21 +5,40 @@ One worker process serves requests on one event loop with one GIL; several worke
 from connection pools and per-process rate-limit buckets, so workers need no
 coordination (see ``docs/architecture.md``, distribution). The HTTP server's own
 limits and error answers come from :func:`app.http.protocol.server_options`.
+
+Observability (``docs/operations.md``): with ``metrics.port`` set, this command starts
+the metrics listener on ``metrics.host``:``metrics.port`` beside the API; with several
+workers it first gives them a shared ``PROMETHEUS_MULTIPROC_DIR`` (the listener, in
+this supervising process, sums their files). Tracing follows the standard ``OTEL_*``
+variables in every worker process.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import uvicorn
+from prometheus_client import CollectorRegistry
 
 from app.config import Settings, load_settings
 from app.http.protocol import server_options
 from app.logs import configure_logging
 from app.main import Application, create_app
+from app.observability.exposition import (
+    MULTIPROCESS_ENV,
+    MetricsListener,
+    exposition_registry,
+    prepare_multiprocess_directory,
+    remove_directory,
+    start_listener,
+)
+from app.observability.tracing import tracing_exporters, tracing_from_environment
 
 __all__ = ["app_from_environment", "serve", "worker_count"]
+
+log = logging.getLogger("app.server")
 
 
 def worker_count(settings: Settings) -> int:
@@ -32,40 +51,75 @@ def app_from_environment() -> Application:
     """The app of one worker process, configured from the environment.
 
     uvicorn starts each worker in a fresh process and calls this factory there; the
-    settings come from the same environment (and ``CONFIG_FILE``) as the parent's.
+    settings come from the same environment (and ``CONFIG_FILE``) as the parent's, and
+    so do tracing (``OTEL_*``) and the metrics directory (``PROMETHEUS_MULTIPROC_DIR``).
     """
     settings = load_settings()
     configure_logging(settings.text("log.level"))
-    return create_app(settings)
+    return create_app(settings, tracing=tracing_from_environment())
+
+
+def _listen(settings: Settings, registry: CollectorRegistry) -> MetricsListener:
+    listener = start_listener(
+        exposition_registry(registry),
+        settings.text("metrics.host"),
+        settings.integer("metrics.port"),
+    )
+    log.info("metrics", extra={"port": listener.port})
+    return listener
 
 
 def serve(settings: Settings) -> None:
-    """Serve until interrupted, on ``host``:``port`` with ``server.workers`` processes."""
+    """Serve until interrupted, on ``host``:``port`` with ``server.workers`` processes.
+
+    Raises:
+        ListenerError: the metrics port cannot be bound.
+        TracingConfigError: the ``OTEL_*`` variables ask for an unsupported exporter.
+    """
     configure_logging(settings.text("log.level"))
     workers = worker_count(settings)
-    logging.getLogger("app.server").info(
-        "serving", extra={"port": settings.integer("port"), "workers": workers}
-    )
+    log.info("serving", extra={"port": settings.integer("port"), "workers": workers})
     host, port = settings.text("host"), settings.integer("port")
-    if workers == 1:
+    metrics_on = settings.integer("metrics.port") > 0
+    # Several workers count into files of a shared directory; so does one worker when
+    # the operator set PROMETHEUS_MULTIPROC_DIR (the files of an earlier run go first).
+    multiprocess = metrics_on and (workers > 1 or bool(os.environ.get(MULTIPROCESS_ENV)))
+    if workers > 1:
+        # Each worker sets its tracing up itself; a wrong OTEL_* variable is refused
+        # here, before any worker starts (and would fail on every restart).
+        tracing_exporters()
+    directory, made = prepare_multiprocess_directory() if multiprocess else ("", False)
+    listener: MetricsListener | None = None
+    tracing = tracing_from_environment() if workers == 1 else None
+    try:
+        if workers == 1:
+            app = create_app(settings, tracing=tracing)
+            if app.services.metrics is not None:
+                listener = _listen(settings, app.services.metrics.registry)
+            target: Application | str = app
+            options: dict[str, Any] = {}
+        else:
+            if metrics_on:
+                # This process counts nothing itself: the registry only stands in for
+                # the workers' files, which exposition_registry reads.
+                listener = _listen(settings, CollectorRegistry())
+            target = "app.server:app_from_environment"
+            options = {"factory": True, "workers": workers}
         uvicorn.run(
-            create_app(settings),
+            target,
             host=host,
             port=port,
             log_config=None,
             access_log=False,
-            lifespan="off",
+            # On: at the stop the app exports its last spans (Application._lifespan).
+            lifespan="on",
+            **options,
             **server_options(settings),
         )
-        return
-    uvicorn.run(
-        "app.server:app_from_environment",
-        factory=True,
-        workers=workers,
-        host=host,
-        port=port,
-        log_config=None,
-        access_log=False,
-        lifespan="off",
-        **server_options(settings),
-    )
+    finally:
+        if listener is not None:
+            listener.stop()
+        if tracing is not None:
+            tracing.shutdown()
+        if made:
+            remove_directory(directory)

@@ -6,6 +6,11 @@ it uses (a unit-of-work factory, the authorizer, the policy gateway, the limits 
 reads), never this object. Handlers reach it through :func:`current_services`, which
 a small ASGI middleware sets for every request (a context variable rather than a
 module global, so several apps can live in one test process).
+
+Observability is wired here too: with ``metrics.port`` set, one :class:`Metrics` per
+app is handed to the layers as their observer (authorizer, gateway, rate limiter,
+pools); with tracing on, the engines and the gateway get the tracer. Off, nothing is
+attached and the layers run exactly as without them.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ from sqlalchemy.engine import ExceptionContext
 from app.config import Settings
 from app.http.ratelimit import RateLimiter
 from app.http.routes import Route
+from app.observability.calls import ObservedCalls
+from app.observability.metrics import LabelSets, Metrics
+from app.observability.pools import observe_pool, waiting_pool_class
+from app.observability.tracing import Tracing
 from app.opa_client import OpaClient
 from app.policy import PolicyGateway
 from app.policy.recorder import recording
@@ -88,6 +97,8 @@ class Services:
     routes: dict[str, Route]
     use_cases: UseCases
     sql_statements: int = field(default=0)
+    metrics: Metrics | None = None
+    tracing: Tracing | None = None
 
     def uow(self) -> UnitOfWork:
         """A new unit of work (one transaction, rolled back unless committed)."""
@@ -104,9 +115,17 @@ class Services:
         self.read_engine.dispose()
 
 
-def _engines(settings: Settings) -> tuple[Engine, Engine]:
-    def engine_for(**isolation: str) -> Engine:
-        return make_engine(
+def _engines(settings: Settings, metrics: Metrics | None) -> tuple[Engine, Engine]:
+    def engine_for(pool: str, **isolation: str) -> Engine:
+        if metrics is not None:
+            # Counts the threads waiting for a connection (app/observability/pools.py).
+            isolation_and_pool: dict[str, object] = {
+                **isolation,
+                "poolclass": waiting_pool_class(metrics.pools[pool]),
+            }
+        else:
+            isolation_and_pool = dict(isolation)
+        engine = make_engine(
             settings.text("database.url"),
             pool_size=settings.integer("database.pool_size"),
             max_overflow=settings.integer("database.pool_size"),
@@ -124,12 +143,15 @@ def _engines(settings: Settings) -> tuple[Engine, Engine]:
                 f"-c statement_timeout={settings.integer('database.statement_timeout_ms')}",
                 "connect_timeout": 5,
             },
-            **isolation,
+            **isolation_and_pool,
         )
+        if metrics is not None:
+            observe_pool(engine, metrics.pools[pool])
+        return engine
 
     # Reads get their own pool of autocommit connections: switching a pooled connection
     # in and out of autocommit would cost a SET round trip per request.
-    return engine_for(), engine_for(isolation_level="AUTOCOMMIT")
+    return engine_for("write"), engine_for("read", isolation_level="AUTOCOMMIT")
 
 
 def _relayed(routes: dict[str, Route], operation_id: str) -> RelayedOperation:
@@ -145,6 +167,7 @@ def _use_cases(
     *,
     limiter: RateLimiter,
     routes: dict[str, Route],
+    metrics: Metrics | None = None,
 ) -> UseCases:
     def writer() -> UnitOfWork:
         return UnitOfWork(engine)
@@ -155,6 +178,7 @@ def _use_cases(
     authorizer = Authorizer(
         policy,
         SqlDenialAudit(read_engine, window_seconds=settings.integer("audit.deny_aggregate_window")),
+        observer=metrics,
     )
     list_messages = ListMessages(reader=reader, authorizer=authorizer)
     post_message = PostMessage(writer=writer, authorizer=authorizer)
@@ -181,7 +205,9 @@ def _use_cases(
         explain_decision=ExplainDecision(reader=reader, authorizer=authorizer, policy=policy),
         run_admin=RunAdmin(writer=writer, authorizer=authorizer),
         readiness=Readiness(engine=engine, policy=policy),
-        resolve_session_context=ResolveSessionContext(reader=reader, policy=policy),
+        resolve_session_context=ResolveSessionContext(
+            reader=reader, policy=policy, decisions=metrics
+        ),
         provision_workspace=ProvisionWorkspace(writer=writer, authorizer=authorizer),
         enroll_runner=EnrollRunner(writer=writer, authorizer=authorizer),
         report_session=ReportSession(writer=writer, authorizer=authorizer),
@@ -206,17 +232,37 @@ def _use_cases(
     )
 
 
-def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
-    """Create the engines, the OPA client and gateway, and wire every use case."""
-    engine, read_engine = _engines(settings)
+def build_services(
+    settings: Settings, routes: dict[str, Route], *, tracing: Tracing | None = None
+) -> Services:
+    """Create the engines, the OPA client and gateway, and wire every use case.
+
+    Metrics are counted when ``metrics.port`` is set; ``tracing`` (``None``: off) gets
+    a span per SQL statement and per OPA call.
+    """
+    metrics = (
+        Metrics(LabelSets.from_routes(routes)) if settings.integer("metrics.port") > 0 else None
+    )
+    engine, read_engine = _engines(settings, metrics)
+    if tracing is not None:
+        for traced in (engine, read_engine):
+            tracing.instrument_engine(traced)
     opa = OpaClient(
         settings.text("opa.url"),
         timeout=settings.number("opa.timeout_seconds"),
         pool_size=settings.integer("opa.pool_size"),
     )
+    observed = metrics is not None or tracing is not None
     # policy.corpus_file (off by default) records every input the gateway sends.
-    policy = PolicyGateway(recording(opa, settings.text("policy.corpus_file")))
-    limiter = RateLimiter(settings)
+    policy = PolicyGateway(
+        recording(opa, settings.text("policy.corpus_file")),
+        observer=ObservedCalls(
+            metrics, tracing.tracer("app.policy") if tracing is not None else None
+        )
+        if observed
+        else None,
+    )
+    limiter = RateLimiter(settings, on_reject=metrics.rate_limited if metrics is not None else None)
     services = Services(
         settings=settings,
         engine=engine,
@@ -225,7 +271,11 @@ def build_services(settings: Settings, routes: dict[str, Route]) -> Services:
         policy=policy,
         limiter=limiter,
         routes=routes,
-        use_cases=_use_cases(settings, engine, read_engine, policy, limiter=limiter, routes=routes),
+        use_cases=_use_cases(
+            settings, engine, read_engine, policy, limiter=limiter, routes=routes, metrics=metrics
+        ),
+        metrics=metrics,
+        tracing=tracing,
     )
 
     lock = threading.Lock()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build the pinned policy tools (OPA and Regal) into the repository's .bin/.
-# A tool is rebuilt only when its binary is missing or reports another version.
-# Works from any directory.
+# Build the pinned policy tools (OPA and Regal) into the repository's .bin/, and put
+# promtool (Prometheus' rule and config checker, for `make observability-check`) there
+# from Debian's prometheus package. A tool is rebuilt only when its binary is missing
+# or reports another version. Works from any directory.
 set -euo pipefail
 
 OPA_VERSION="1.22.3"
@@ -53,7 +54,35 @@ build_regal() {
 	)
 }
 
+# promtool from Debian's prometheus package (whatever version the archive serves; the
+# rules use nothing newer than Prometheus 2.x). Only the one binary is extracted: the
+# package is downloaded, not installed, so no Prometheus server is set up.
+fetch_promtool() {
+	local dir sudo_cmd=""
+	if [[ -x "$BIN/promtool" ]] && "$BIN/promtool" --version >/dev/null 2>&1; then
+		echo "promtool already in .bin/promtool"
+		return
+	fi
+	echo "fetching promtool from Debian's prometheus package into .bin/promtool"
+	if [[ "$(id -u)" -ne 0 ]]; then sudo_cmd="sudo"; fi
+	if ! apt-cache show prometheus >/dev/null 2>&1; then
+		$sudo_cmd apt-get update -qq
+	fi
+	dir="$(mktemp -d)"
+	# apt's sandbox user must be able to write the download directory.
+	chmod 755 "$dir"
+	(cd "$dir" && apt-get download -qq prometheus 2>/dev/null) || {
+		rm -rf "$dir"
+		echo "could not download Debian's prometheus package (for promtool)" >&2
+		return 1
+	}
+	dpkg-deb -x "$dir"/prometheus_*.deb "$dir/root"
+	install -m 0755 "$dir/root/usr/bin/promtool" "$BIN/promtool"
+	rm -rf "$dir"
+}
+
 build_opa
 build_regal
+fetch_promtool
 
-echo "opa $(installed_version "$BIN/opa"), regal $(installed_version "$BIN/regal") in .bin/"
+echo "opa $(installed_version "$BIN/opa"), regal $(installed_version "$BIN/regal"), $("$BIN/promtool" --version 2>&1 | head -n 1) in .bin/"

@@ -9,8 +9,11 @@
 #    ignored) on 127.0.0.1:$OPA_PORT (default 8181), decision logs to .data/opa.log.
 # 3. python -m app migrate, then python -m app world load $WORLD (default
 #    examples/demo-world.yaml); the key-to-id map is saved to .data/world.json.
-# 4. python -m app serve on $HOST:$PORT (default 127.0.0.1:8080); once /readyz
-#    answers, a ready-to-paste curl for the context of the world's first run is printed.
+# 4. python -m app serve on $HOST:$PORT (default 127.0.0.1:8080), with the metrics
+#    listener on 127.0.0.1:$METRICS_PORT (default 9464; 0 turns metrics off); once
+#    /readyz answers, a ready-to-paste curl for the context of the world's first run is
+#    printed. Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md);
+#    OPA's spans then go to the same collector (OPA_TRACING_ADDRESS, derived from it).
 #
 # On exit (Ctrl-C, TERM or the server stopping) the OPA and PostgreSQL this script
 # started are stopped; services it did not start are left alone.
@@ -23,6 +26,7 @@ PORT="${PORT:-8080}"
 HOST="${HOST:-127.0.0.1}"
 PGPORT_LOCAL="${PGPORT_LOCAL:-54329}"
 OPA_PORT="${OPA_PORT:-8181}"
+METRICS_PORT="${METRICS_PORT:-9464}"
 WORLD="${WORLD:-examples/demo-world.yaml}"
 DB_NAME="agent_authz"
 
@@ -179,6 +183,16 @@ fi
 export DATABASE_URL
 
 # ---------------------------------------------------------------------------
+# Tracing: OPA exports to the collector the app uses (host:port of the OTLP/HTTP
+# endpoint), unless OPA_TRACING_ADDRESS names one itself.
+OTLP_ENDPOINT="${OTEL_EXPORTER_OTLP_ENDPOINT:-${OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:-}}"
+if [[ -n "$OTLP_ENDPOINT" && -z "${OPA_TRACING_ADDRESS:-}" ]]; then
+	OPA_TRACING_ADDRESS="${OTLP_ENDPOINT#*://}"
+	OPA_TRACING_ADDRESS="${OPA_TRACING_ADDRESS%%/*}"
+fi
+export OPA_TRACING_ADDRESS="${OPA_TRACING_ADDRESS:-}"
+
+# ---------------------------------------------------------------------------
 # OPA
 if [[ -n "${OPA_URL:-}" ]]; then
 	say "OPA: using OPA_URL=$OPA_URL from the environment (policies/ must be loaded there)"
@@ -237,7 +251,10 @@ fi
 if port_busy "$PORT"; then
 	die "port $PORT is in use: set PORT to a free port"
 fi
-export PORT HOST
+if [[ "$METRICS_PORT" != 0 ]] && port_busy "$METRICS_PORT"; then
+	die "port $METRICS_PORT is in use: set METRICS_PORT to a free port (0 turns metrics off)"
+fi
+export PORT HOST METRICS_PORT
 say "serving the API on $HOST:$PORT"
 "$PYTHON" -m app serve &
 SERVE_PID=$!
@@ -320,5 +337,11 @@ cat <<EOF
     $demo_curl
 
 EOF
+if [[ "$METRICS_PORT" != 0 ]]; then
+	note "metrics: curl -s http://127.0.0.1:$METRICS_PORT/metrics   (docs/operations.md)"
+fi
+if [[ -n "$OTLP_ENDPOINT" ]]; then
+	note "traces: the app and OPA export to $OTLP_ENDPOINT (OPA: $OPA_TRACING_ADDRESS)"
+fi
 
 wait "$SERVE_PID"

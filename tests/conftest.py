@@ -25,6 +25,7 @@ from app.config import Settings, load_settings
 from app.http.protocol import server_options
 from app.logs import configure_logging
 from app.main import Application, create_app
+from app.observability.tracing import Tracing
 from repositories.migrate import upgrade
 from tests.support.client import ApiClient
 from tests.support.corpus import recording_overrides
@@ -160,11 +161,15 @@ def make_service(
     """Start the app against this test's database and the session's OPA.
 
     Keyword arguments set configuration keys by name, e.g.
-    ``make_service(**{"agent.context_max_bytes": 64})``.
+    ``make_service(**{"agent.context_max_bytes": 64})``; ``tracing`` traces the app
+    (e.g. ``Tracing.exporting_to(InMemorySpanExporter(), batch=False)``) and is shut
+    down with it.
     """
     stoppers: list[Callable[[], None]] = []
 
-    def start(opa_url: str | None = None, **overrides: Any) -> RunningService:
+    def start(
+        opa_url: str | None = None, *, tracing: Tracing | None = None, **overrides: Any
+    ) -> RunningService:
         log = io.StringIO()
         configure_logging("INFO", log)
         settings: Settings = load_settings(environ={}).replace(
@@ -176,10 +181,12 @@ def make_service(
                 **overrides,
             }
         )
-        app = create_app(settings)
+        app = create_app(settings, tracing=tracing)
         base_url, stop = serve_in_thread(app)
         stoppers.append(stop)
         stoppers.append(app.services.close)
+        if tracing is not None:
+            stoppers.append(tracing.shutdown)
         return RunningService(app=app, base_url=base_url, log=log)
 
     yield start

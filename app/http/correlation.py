@@ -5,6 +5,10 @@ An incoming ``X-Correlation-Id`` is kept when it is a short token of safe charac
 (so a caller can follow its own id through our logs); anything else is replaced.
 The id lives in a context variable, which Starlette copies into the thread that runs
 a sync handler, so logs and Problem bodies of that request carry it.
+
+An optional request observer (:class:`RequestObserver`; the metrics and the request
+span, ``app/observability/requests.py``) is told when each request starts, when its
+answer starts and when it ends.
 """
 
 from __future__ import annotations
@@ -14,10 +18,18 @@ import logging
 import re
 import time
 import uuid
+from typing import Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["HEADER", "CorrelationMiddleware", "current_correlation_id", "note_operation"]
+__all__ = [
+    "HEADER",
+    "CorrelationMiddleware",
+    "RequestObserver",
+    "RequestWatch",
+    "current_correlation_id",
+    "note_operation",
+]
 
 HEADER = "X-Correlation-Id"
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
@@ -42,11 +54,34 @@ def current_correlation_id() -> str:
     return _current.get()
 
 
-class CorrelationMiddleware:
-    """ASGI middleware that sets the correlation id and adds the response header."""
+class RequestWatch(Protocol):
+    """What a request observer follows of one request."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def responding(self, operation_id: str, status: int) -> None:
+        """The answer starts (the operation is known by now)."""
+
+    def finished(self, operation_id: str, status: int, seconds: float) -> None:
+        """The request ended: last byte sent, or no answer at all (status 500)."""
+
+
+class RequestObserver(Protocol):
+    """Told about every request (metrics, the request span)."""
+
+    def started(self, correlation_id: str) -> RequestWatch:
+        """A request starts with ``correlation_id``; follow it with the returned watch."""
+
+
+class CorrelationMiddleware:
+    """ASGI middleware that sets the correlation id and adds the response header.
+
+    Args:
+        app: the wrapped app.
+        observer: told about every request; none by default.
+    """
+
+    def __init__(self, app: ASGIApp, observer: RequestObserver | None = None) -> None:
         self.app = app
+        self.observer = observer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -63,11 +98,14 @@ class CorrelationMiddleware:
         info_token = _info.set(info)
         started = time.perf_counter()
         status = 500
+        watch = self.observer.started(correlation_id) if self.observer is not None else None
 
         async def send_with_header(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if watch is not None:
+                    watch.responding(info.get("operation_id", "unmatched"), status)
                 headers = [
                     (k, v) for k, v in message.get("headers", []) if k != b"x-correlation-id"
                 ]
@@ -78,15 +116,19 @@ class CorrelationMiddleware:
         try:
             await self.app(scope, receive, send_with_header)
         finally:
+            seconds = time.perf_counter() - started
+            operation_id = info.get("operation_id", "unmatched")
+            if watch is not None:
+                watch.finished(operation_id, status, seconds)
             # The operation, not the path: a client can put any text into a path, and
             # logs carry no request values (no path, query, header or body).
             access_log.info(
                 "request",
                 extra={
                     "method": scope.get("method", ""),
-                    "operation_id": info.get("operation_id", "unmatched"),
+                    "operation_id": operation_id,
                     "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                    "duration_ms": round(seconds * 1000, 2),
                 },
             )
             _current.reset(token)

@@ -22,11 +22,24 @@ __all__ = ["RateLimiter"]
 
 
 class RateLimiter:
-    """Token buckets keyed by (class, principal); thread-safe."""
+    """Token buckets keyed by (class, principal); thread-safe.
 
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
+    Args:
+        settings: the ``rate_limit.<class>.per_minute`` keys.
+        clock: monotonic seconds (a fake in tests).
+        on_reject: told the class of every rejection (the metrics); none by default.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        on_reject: Callable[[str], None] | None = None,
+    ) -> None:
         self._settings = settings
         self._clock = clock
+        self._on_reject = on_reject
         self._lock = threading.Lock()
         self._buckets: dict[tuple[str, str], tuple[float, float]] = {}
 
@@ -47,5 +60,10 @@ class RateLimiter:
             tokens = min(float(per_minute), tokens + (now - last) * rate)
             if tokens < 1.0:
                 self._buckets[key] = (tokens, now)
-                raise RateLimited(max(1, math.ceil((1.0 - tokens) / rate)))
-            self._buckets[key] = (tokens - 1.0, now)
+                retry_after = max(1, math.ceil((1.0 - tokens) / rate))
+            else:
+                self._buckets[key] = (tokens - 1.0, now)
+                return
+        if self._on_reject is not None:
+            self._on_reject(rate_class)
+        raise RateLimited(retry_after)

@@ -2,7 +2,10 @@
 
 One method per entry point; each takes a typed input (:mod:`app.policy.inputs`) and
 returns a typed, validated result (:mod:`app.policy.results`). Every call goes through
-:meth:`PolicyGateway._ask`, so a corpus recorder or a metric sees all of them.
+:meth:`PolicyGateway._ask`, so a corpus recorder or a metric sees all of them. An
+optional :class:`CallObserver` (metrics and a span per call,
+``app/observability/calls.py``) watches each call from the request to the validated
+answer, so it sees malformed answers as well as transport failures.
 
 Errors: :class:`~app.opa_client.OpaUnavailable` and its subclasses (unreachable,
 undefined, malformed). Nobody here turns them into HTTP answers; the edge does, in
@@ -11,6 +14,7 @@ one place (``app/main.py``), as 503.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
 from app.opa_client import OpaUndefined
@@ -46,6 +50,7 @@ __all__ = [
     "RUN_CONTEXT",
     "SESSION_CONTEXT",
     "TRIGGER_HOLDERS",
+    "CallObserver",
     "PolicyGateway",
     "Transport",
 ]
@@ -77,11 +82,26 @@ class Transport(Protocol):
         """Evaluate ``data.<path>`` with ``input``; raise ``OpaUnavailable`` on failure."""
 
 
+class CallObserver(Protocol):
+    """Watches every call to an entry point (``app.observability.calls.ObservedCalls``)."""
+
+    def observe(self, entrypoint: str) -> AbstractContextManager[None]:
+        """A context around one call, from the request to the validated answer.
+
+        It must re-raise whatever the call raises.
+        """
+
+
+def _unobserved(_entrypoint: str) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
 class PolicyGateway:
     """Ask the policies; every answer is validated before it is returned.
 
     Args:
         transport: the OPA client (or a fake in unit tests).
+        observer: watches every call (metrics, spans); none by default.
 
     Example::
 
@@ -92,8 +112,9 @@ class PolicyGateway:
         )
     """
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, *, observer: CallObserver | None = None) -> None:
         self._transport = transport
+        self._observe = observer.observe if observer is not None else _unobserved
 
     @property
     def calls(self) -> int:
@@ -109,7 +130,8 @@ class PolicyGateway:
         Raises:
             OpaUnavailable: OPA cannot answer, answers undefined or malformed.
         """
-        return parse_decision(self._ask(DECISION, request))
+        with self._observe(DECISION):
+            return parse_decision(self._ask(DECISION, request))
 
     def evaluate_run_context(self, request: RunContextInput) -> RunContextVerdict:
         """``data.runcontext.evaluate``: readable candidates, trigger holders, classes.
@@ -118,8 +140,9 @@ class PolicyGateway:
             OpaUnavailable: OPA cannot answer, answers undefined or malformed (including
                 an answer that does not match the threads and authors sent).
         """
-        result = self._ask(RUN_CONTEXT, request)
-        return parse_run_context(result, request["threads"], request["authors"])
+        with self._observe(RUN_CONTEXT):
+            result = self._ask(RUN_CONTEXT, request)
+            return parse_run_context(result, request["threads"], request["authors"])
 
     def trigger_holders(self, request: TriggerHoldersInput) -> tuple[str, ...]:
         """``data.runcontext.trigger_holders``: candidates holding trigger, ascending.
@@ -127,8 +150,9 @@ class PolicyGateway:
         Raises:
             OpaUnavailable: OPA cannot answer, answers undefined or malformed.
         """
-        result = self._ask(TRIGGER_HOLDERS, request)
-        return parse_trigger_holders(result, request["candidates"])
+        with self._observe(TRIGGER_HOLDERS):
+            result = self._ask(TRIGGER_HOLDERS, request)
+            return parse_trigger_holders(result, request["candidates"])
 
     def resolve_session_context(self, request: SessionContextInput) -> SessionContextVerdict:
         """``data.sessioncontext.resolve``: may the caller resolve, and the resolution.
@@ -141,7 +165,8 @@ class PolicyGateway:
             OpaUnavailable: OPA cannot answer, answers undefined or malformed (including
                 an answer that does not match the surfaces and intents sent).
         """
-        return parse_session_context(self._ask(SESSION_CONTEXT, request), request)
+        with self._observe(SESSION_CONTEXT):
+            return parse_session_context(self._ask(SESSION_CONTEXT, request), request)
 
     def privacy_attempt(
         self, request: PrivacyAttemptInput
@@ -152,7 +177,8 @@ class PolicyGateway:
             OpaUnavailable: OPA cannot answer, answers undefined or malformed (including
                 an "unchanged" answer that does not match the ceilings sent).
         """
-        return parse_privacy_attempt(self._ask(PRIVACY_ATTEMPT, request), request)
+        with self._observe(PRIVACY_ATTEMPT):
+            return parse_privacy_attempt(self._ask(PRIVACY_ATTEMPT, request), request)
 
     def privacy_write(self, request: PrivacyWriteInput) -> CeilingsGo | PolicyUnreadable:
         """``data.privacy.write``: a run's ceilings before a run-step or answer write.
@@ -160,7 +186,8 @@ class PolicyGateway:
         Raises:
             OpaUnavailable: OPA cannot answer, answers undefined or malformed.
         """
-        return parse_privacy_write(self._ask(PRIVACY_WRITE, request), request)
+        with self._observe(PRIVACY_WRITE):
+            return parse_privacy_write(self._ask(PRIVACY_WRITE, request), request)
 
     def policies_loaded(self) -> bool:
         """Whether OPA serves the policies: ``health.ready`` is allowed.

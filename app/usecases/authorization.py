@@ -4,6 +4,9 @@
 action through it, so a denial is audited exactly once whichever caller asked (a
 person over the messages API, an agent through the runner relay, ...). Python holds no
 rule of its own; the gateway validates OPA's answer and fails closed on anything else.
+
+An optional :class:`DecisionObserver` (the metrics, ``app/observability/metrics.py``)
+is told of every decision, every audit write and every filter mismatch.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from app.errors import ApiError, Forbidden, NotFound
 from app.policy import Decision, PolicyGateway
 from app.policy.inputs import FactBundle, Resource
 
-__all__ = ["Authorizer", "DenialAudit", "Subject", "decision_error"]
+__all__ = ["Authorizer", "DecisionObserver", "DenialAudit", "Subject", "decision_error"]
 
 
 class Subject(Protocol):
@@ -32,6 +35,19 @@ class DenialAudit(Protocol):
         """Count one denial; ids and codes only, never content or names."""
 
 
+class DecisionObserver(Protocol):
+    """Told about authorization outcomes (``app.observability.metrics.Metrics``)."""
+
+    def decided(self, action: str, decision: Decision) -> None:
+        """A decision was taken for a request."""
+
+    def denial_audited(self, action: str, decision: Decision) -> None:
+        """A denial was written to the audit log."""
+
+    def filter_mismatch(self, action: str, dropped: int) -> None:
+        """A filter-mode check dropped ``dropped`` items that SQL had selected."""
+
+
 def decision_error(decision: Decision) -> ApiError:
     """The error a denied decision ends a request with: 404 invisible, 403 otherwise."""
     if decision.status == 404:
@@ -46,11 +62,20 @@ class Authorizer:
         policy: the policy gateway.
         audit: the denial sink; it writes outside the request's transaction, so the
             row survives the rollback that the denial causes.
+        observer: told about decisions, audit writes and filter mismatches; none by
+            default.
     """
 
-    def __init__(self, policy: PolicyGateway, audit: DenialAudit) -> None:
+    def __init__(
+        self,
+        policy: PolicyGateway,
+        audit: DenialAudit,
+        *,
+        observer: DecisionObserver | None = None,
+    ) -> None:
         self.policy = policy
         self._audit = audit
+        self._observer = observer
 
     def decide(
         self, actor: Subject, action: str, resource: Resource, facts: FactBundle
@@ -65,13 +90,10 @@ class Authorizer:
         decision = self.policy.decide(
             {"action": action, "actor": actor.id, "resource": resource, "facts": facts}
         )
+        if self._observer is not None:
+            self._observer.decided(action, decision)
         if not decision.allow:
-            self._audit.record(
-                actor_id=actor.id,
-                action=action,
-                resource_kind=resource["kind"],
-                decision=decision,
-            )
+            self._record(actor, action, resource, decision)
         return decision
 
     def require(
@@ -102,7 +124,24 @@ class Authorizer:
         Raises:
             NotFound, Forbidden: always (``decision`` must be a deny).
         """
+        if self._observer is not None:
+            self._observer.decided(action, decision)
+        self._record(actor, action, resource, decision)
+        raise decision_error(decision)
+
+    def filter_mismatch(self, action: str, dropped: int) -> None:
+        """Report ``dropped`` items that a filter-mode check of ``action`` removed.
+
+        SQL selected them and the policy did not let the actor read them: SQL and policy
+        disagree (seed 000 design note 3). The caller drops them and logs the counts;
+        this counts them for the operators' authorization-error signal.
+        """
+        if self._observer is not None and dropped > 0:
+            self._observer.filter_mismatch(action, dropped)
+
+    def _record(self, actor: Subject, action: str, resource: Resource, decision: Decision) -> None:
         self._audit.record(
             actor_id=actor.id, action=action, resource_kind=resource["kind"], decision=decision
         )
-        raise decision_error(decision)
+        if self._observer is not None:
+            self._observer.denial_audited(action, decision)

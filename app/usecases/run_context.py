@@ -213,6 +213,7 @@ class ReadRunContext:
                     "dropped": dropped,
                 },
             )
+            self._authorizer.filter_mismatch("message.read", dropped)
         shaped = shaping.shape_windows(
             _items(channel_rows, shaping.ContextPart.CHANNEL),
             _items(thread_rows, shaping.ContextPart.THREAD),

@@ -28,7 +28,7 @@ from agent_sdk.contracts import SessionResolveRequest, SessionResolveResponse
 from app.errors import FieldError, ValidationFailed
 from app.policy import PolicyGateway, SessionContextVerdict, resources
 from app.policy.inputs import FactBundle, IntentRef, SessionContextInput
-from app.usecases.authorization import decision_error
+from app.usecases.authorization import DecisionObserver, decision_error
 from app.usecases.ports import FactsUnit
 from repositories.principals import Actor
 
@@ -127,11 +127,19 @@ class ResolveSessionContext:
     Args:
         reader: opens a read-only unit (one statement: the caller's fact bundle).
         policy: decides the caller and resolves the turn in one round trip.
+        decisions: told about the caller's decision (metrics); none by default.
     """
 
-    def __init__(self, *, reader: Callable[[], FactsUnit], policy: PolicyGateway) -> None:
+    def __init__(
+        self,
+        *,
+        reader: Callable[[], FactsUnit],
+        policy: PolicyGateway,
+        decisions: DecisionObserver | None = None,
+    ) -> None:
         self._reader = reader
         self._policy = policy
+        self._decisions = decisions
 
     def __call__(self, actor: Actor, action: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """The caller's real permissions, reachable surfaces and intent decisions.
@@ -148,6 +156,8 @@ class ResolveSessionContext:
         verdict = self._policy.resolve_session_context(
             policy_input(action, actor.id, facts, request)
         )
+        if self._decisions is not None:
+            self._decisions.decided(action, verdict.decision)
         if not verdict.decision.allow:
             # Not through Authorizer: it audits every denial, and this read-only
             # resolution is unaudited (seed 003), on an allow and on a denial alike.

@@ -29,6 +29,9 @@ Ctrl-C. What it does, in order:
    cProfile: the ASGI app is driven directly on one thread (sync handlers are run
    inline instead of in the thread pool, so one profiler sees the whole request).
 5. Prints the tables and writes ``docs/benchmarks.md``.
+
+A separate part, ``tests/load/overhead.py`` (issue 12), then measures what metrics and
+tracing cost getRunContext and appends its section at the end of the report.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from repositories.migrate import upgrade
+from tests.load import overhead
 from tests.support.services import REPO_ROOT, OpaServer, PostgresCluster, free_port
 from tests.support.world import load
 
@@ -1645,6 +1649,7 @@ def _parser() -> argparse.ArgumentParser:
         help="also save the raw cProfile stats there (for pstats/snakeviz)",
     )
     parser.add_argument("--serve-flask", action="store_true", help=argparse.SUPPRESS)
+    overhead.add_arguments(parser)
     return parser
 
 
@@ -1767,9 +1772,28 @@ def main(argv: list[str] | None = None) -> int:
             if args.profile_dump is not None:
                 profile.stats.dump_stats(str(args.profile_dump))
 
+        # -- observability overhead (issue 12): tests/load/overhead.py --------------
+        overhead_result = None
+        if args.overhead_rounds > 0:
+            print(
+                f"overhead of metrics and tracing, {args.overhead_rounds} rounds ...",
+                file=sys.stderr,
+            )
+            overhead_result = overhead.measure_overhead(
+                database_url,
+                runs[REFERENCE],
+                AGENT_TOKEN,
+                rounds=args.overhead_rounds,
+                warmup=args.overhead_warmup,
+                blocks=args.overhead_blocks,
+            )
+        # ------------------------------------------------------------------------------
+
     seconds = time.monotonic() - clock
     facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
     report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
+    if overhead_result is not None:
+        report += "\n" + overhead.overhead_section(overhead_result)
     print(report)
     if not args.no_write:
         args.output.write_text(report + kept_tail(args.output), encoding="utf-8")

@@ -118,6 +118,8 @@ class OpaServer:
 
     port: int = field(default_factory=free_port)
     policies: Path = REPO_ROOT / "policies"
+    # Extra environment of the OPA process (e.g. OPA_TRACING_ADDRESS for its traces).
+    env: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.binary = REPO_ROOT / ".bin" / "opa"
@@ -152,6 +154,7 @@ class OpaServer:
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
+            env={**os.environ, **self.env} if self.env else None,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

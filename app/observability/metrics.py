@@ -1,0 +1,280 @@
+"""The service's Prometheus metrics: names, closed label sets, and what counts them.
+
+Every metric is defined here, on a registry of its own per app (so that several apps
+in one test process count apart), with ``prometheus_client``'s own types. With several
+uvicorn workers, ``python -m app serve`` sets ``PROMETHEUS_MULTIPROC_DIR`` before the
+workers start, so the same objects write to shared files that the metrics listener
+sums (:mod:`app.observability.exposition`).
+
+No label carries an id, a handle or content: every label value comes from a closed
+set known at start-up (the operations and actions of ``openapi/openapi.yaml``, the
+policies' reasons, the policy gateway's entry points, the rate-limit classes, the
+failure kinds below). A value outside its set is counted as ``other`` instead, so a
+new action or reason can never widen a label with something a client chose.
+
+Metrics, their labels, and what counts them:
+
+* ``agent_authz_http_request_duration_seconds`` (histogram; operation, status): the
+  correlation middleware, once per request; ``_count`` is the request count.
+* ``agent_authz_decisions_total`` (action, allow, reason): the ``Authorizer`` and the
+  session-context resolution, per decision taken for a request.
+* ``agent_authz_denial_audit_writes_total`` (action, reason): the ``Authorizer``, once
+  the audit row is written.
+* ``agent_authz_filter_mismatches_total`` (action): the run-context read, per element
+  that SQL selected and the policy dropped.
+* ``agent_authz_opa_round_trip_duration_seconds`` (histogram; entrypoint) and
+  ``agent_authz_opa_round_trip_failures_total`` (entrypoint, kind): the policy
+  gateway, per OPA call; ``_count`` is the round trips, failed ones included.
+* ``agent_authz_fail_closed_total`` (source): the edge, per 503 answer.
+* ``agent_authz_rate_limited_total`` (class): the rate limiter, per rejection.
+* ``agent_authz_db_pool_connections_in_use`` and ``agent_authz_db_pool_waiting``
+  (gauges; pool): the connection pools (:mod:`app.observability.pools`).
+
+``docs/operations.md`` explains each one for operators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+)
+
+from app.http.routes import Route
+from app.policy import ENTRYPOINTS, REASONS, Decision
+
+__all__ = [
+    "FAILURE_KINDS",
+    "FAIL_CLOSED_SOURCES",
+    "FILTER_MODE_ACTIONS",
+    "OTHER",
+    "POOLS",
+    "UNMATCHED",
+    "LabelSets",
+    "Metrics",
+    "PoolGauges",
+]
+
+# No *_created series: they double every counter and histogram, multiprocess mode has
+# none, and Prometheus' rate() does not need them. A process-wide switch of the client.
+disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped upstream
+
+NAMESPACE = "agent_authz"
+# The label value for anything outside its closed set.
+OTHER = "other"
+# The operation of a request that no operation of the contract matched (unknown path,
+# undeclared method, the spec document, Swagger UI); the access log says the same.
+UNMATCHED = "unmatched"
+# Why an OPA round trip failed (app.opa_client's error tree; app.observability.calls).
+FAILURE_KINDS = ("unreachable", "timeout", "http_error", "undefined", "malformed")
+# What a 503 answer failed closed on: OPA, PostgreSQL, or a source a use case checked
+# itself (the privacy guard's lock, policy and schema; readiness).
+FAIL_CLOSED_SOURCES = ("opa", "database", "service")
+# The two connection pools of an app (app/services.py): transactions and autocommit reads.
+POOLS = ("write", "read")
+# Actions the policies decide that no operation is decided as (x-action): the filter
+# mode of the run context reads. With the operations' actions they are exactly the
+# policies' action set (data.authz.actions; a test pins that).
+FILTER_MODE_ACTIONS = frozenset({"message.read"})
+
+# Request latency: a context read takes a few milliseconds, a slow one a second.
+REQUEST_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+# OPA round trips: a fraction of a millisecond up to opa.timeout_seconds.
+OPA_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSets:
+    """The closed sets label values are drawn from.
+
+    Attributes:
+        operations: operationIds of ``openapi/openapi.yaml``.
+        actions: the ``x-action`` of every operation and :data:`FILTER_MODE_ACTIONS`
+            (together, the actions the policies know).
+        reasons: the policies' closed reason list (``app.policy.REASONS``).
+        entrypoints: the policy gateway's entry points (``app.policy.ENTRYPOINTS``).
+        rate_classes: the ``x-rate-limit-class`` of every operation.
+    """
+
+    operations: frozenset[str]
+    actions: frozenset[str]
+    reasons: frozenset[str]
+    entrypoints: frozenset[str]
+    rate_classes: frozenset[str]
+
+    @classmethod
+    def from_routes(cls, routes: Mapping[str, Route]) -> LabelSets:
+        """The sets of this contract and these policies."""
+        return cls(
+            operations=frozenset(routes),
+            actions=frozenset(route.action for route in routes.values()) | FILTER_MODE_ACTIONS,
+            reasons=frozenset(REASONS),
+            entrypoints=frozenset(ENTRYPOINTS),
+            rate_classes=frozenset(route.rate_class for route in routes.values()),
+        )
+
+
+def _closed(value: str, allowed: Iterable[str]) -> str:
+    return value if value in allowed else OTHER
+
+
+@dataclass(frozen=True, slots=True)
+class PoolGauges:
+    """The two gauges of one connection pool (``in_use``, ``waiting``)."""
+
+    in_use: Gauge
+    waiting: Gauge
+
+
+class Metrics:
+    """Every metric of one app, and the calls that count them.
+
+    The methods are the observers the layers accept (``RequestObserver`` of the
+    correlation middleware, ``DecisionObserver`` of the ``Authorizer``, the gateway's
+    call observer through :class:`~app.observability.calls.ObservedCalls`, the rate
+    limiter's ``on_reject``); none of them raises for a value outside a closed set.
+
+    Args:
+        labels: the closed label sets.
+        registry: where the metrics are registered; a new one by default.
+
+    Example::
+
+        metrics = Metrics(LabelSets.from_routes(routes))
+        metrics.decided("message.post", decision)
+        generate_latest(metrics.registry)
+    """
+
+    def __init__(self, labels: LabelSets, registry: CollectorRegistry | None = None) -> None:
+        self.labels = labels
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+        self._requests = Histogram(
+            f"{NAMESPACE}_http_request_duration_seconds",
+            "Requests by operation and HTTP status, and their latency in seconds (from the "
+            "first byte received to the last byte sent); _count is the request count.",
+            ("operation", "status"),
+            buckets=REQUEST_BUCKETS,
+            registry=r,
+        )
+        self._decisions = Counter(
+            f"{NAMESPACE}_decisions",
+            "Authorization decisions taken for requests, by action, outcome and reason.",
+            ("action", "allow", "reason"),
+            registry=r,
+        )
+        self._audit_writes = Counter(
+            f"{NAMESPACE}_denial_audit_writes",
+            "Denials written to the audit log (a new row or an aggregated one).",
+            ("action", "reason"),
+            registry=r,
+        )
+        self._filter_mismatches = Counter(
+            f"{NAMESPACE}_filter_mismatches",
+            "Elements a filter-mode check dropped although SQL had selected them (SQL and "
+            "policy disagree; seed 000 design note 3).",
+            ("action",),
+            registry=r,
+        )
+        self._opa = Histogram(
+            f"{NAMESPACE}_opa_round_trip_duration_seconds",
+            "OPA round trips by policy entry point and their latency in seconds (answer "
+            "validation included); _count is the round trips, failed ones included.",
+            ("entrypoint",),
+            buckets=OPA_BUCKETS,
+            registry=r,
+        )
+        self._opa_failures = Counter(
+            f"{NAMESPACE}_opa_round_trip_failures",
+            "OPA round trips that gave no usable answer, by entry point and kind.",
+            ("entrypoint", "kind"),
+            registry=r,
+        )
+        self._fail_closed = Counter(
+            f"{NAMESPACE}_fail_closed",
+            "Requests answered 503 because a source could not answer (fail closed).",
+            ("source",),
+            registry=r,
+        )
+        self._rate_limited = Counter(
+            f"{NAMESPACE}_rate_limited",
+            "Requests or relayed calls refused by the rate limit, by rate-limit class.",
+            ("class",),
+            registry=r,
+        )
+        # livesum: with several workers, the sum over the workers alive now.
+        in_use = Gauge(
+            f"{NAMESPACE}_db_pool_connections_in_use",
+            "Database connections checked out of the pool now.",
+            ("pool",),
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        waiting = Gauge(
+            f"{NAMESPACE}_db_pool_waiting",
+            "Threads getting a connection from the pool now (taking an idle one, opening "
+            "one, or blocked because all are in use).",
+            ("pool",),
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.pools = {pool: PoolGauges(in_use.labels(pool), waiting.labels(pool)) for pool in POOLS}
+        # Series that alerts and dashboards compare against exist from the start at 0,
+        # so rate() and absent-series rules work before the first failure.
+        for source in FAIL_CLOSED_SOURCES:
+            self._fail_closed.labels(source)
+        for entrypoint in sorted(labels.entrypoints):
+            self._opa.labels(entrypoint)
+            for kind in FAILURE_KINDS:
+                self._opa_failures.labels(entrypoint, kind)
+        for rate_class in sorted(labels.rate_classes):
+            self._rate_limited.labels(rate_class)
+
+    def request_finished(self, operation_id: str, status: int, seconds: float) -> None:
+        """Count one answered request of ``operation_id`` (or :data:`UNMATCHED`)."""
+        operation = (
+            operation_id
+            if operation_id == UNMATCHED
+            else _closed(operation_id, self.labels.operations)
+        )
+        status_label = str(status) if 100 <= status <= 599 else OTHER
+        self._requests.labels(operation, status_label).observe(seconds)
+
+    def decided(self, action: str, decision: Decision) -> None:
+        """Count one decision taken for a request."""
+        self._decisions.labels(
+            _closed(action, self.labels.actions),
+            "true" if decision.allow else "false",
+            _closed(decision.reason, self.labels.reasons),
+        ).inc()
+
+    def denial_audited(self, action: str, decision: Decision) -> None:
+        """Count one denial written to the audit log."""
+        self._audit_writes.labels(
+            _closed(action, self.labels.actions), _closed(decision.reason, self.labels.reasons)
+        ).inc()
+
+    def filter_mismatch(self, action: str, dropped: int) -> None:
+        """Count ``dropped`` elements that a filter-mode check removed."""
+        self._filter_mismatches.labels(_closed(action, self.labels.actions)).inc(dropped)
+
+    def opa_round_trip(self, entrypoint: str, seconds: float, failure: str | None) -> None:
+        """Count one OPA round trip; ``failure`` is one of :data:`FAILURE_KINDS` or None."""
+        label = _closed(entrypoint, self.labels.entrypoints)
+        self._opa.labels(label).observe(seconds)
+        if failure is not None:
+            self._opa_failures.labels(label, _closed(failure, FAILURE_KINDS)).inc()
+
+    def fail_closed(self, source: str) -> None:
+        """Count one 503 answer; ``source`` is one of :data:`FAIL_CLOSED_SOURCES`."""
+        self._fail_closed.labels(_closed(source, FAIL_CLOSED_SOURCES)).inc()
+
+    def rate_limited(self, rate_class: str) -> None:
+        """Count one rate-limit rejection in ``rate_class``."""
+        self._rate_limited.labels(_closed(rate_class, self.labels.rate_classes)).inc()

@@ -1,0 +1,594 @@
+"""What metrics and tracing cost getRunContext (issue 12): a separate part of ``make bench``.
+
+``make bench`` (``tests/load/bench.py``) calls :func:`measure_overhead` after its own
+cases and appends :func:`overhead_section` to ``docs/benchmarks.md``;
+``python -m tests.load.overhead`` runs this part alone (its own PostgreSQL, OPA and the
+benchmark world) and replaces that section of the file.
+
+Method, chosen for a noisy machine with two cores:
+
+* Five server processes of the same app, started at once, against the same database
+  and an OPA of their own, one uvicorn worker each, rate limits off, log level
+  WARNING, the same ``PYTHONHASHSEED``: ``off`` (``metrics.port`` 0, no tracing),
+  ``off-2`` (the same again: how much two identical processes differ, the noise
+  floor), ``metrics`` (``metrics.port`` set, the listener running,
+  ``PROMETHEUS_MULTIPROC_DIR`` set so that values take the multiprocess path that
+  several workers use), ``tracing`` (every request, SQL statement and OPA call traced
+  into an in-memory exporter behind the scrubbing exporter and a batch processor, as
+  production exports) and ``both``. The OPA runs the deploy configuration with its
+  distributed tracing pointed at a local sink that discards what it receives, so the
+  traced variants include OPA recording its spans, as with a real collector.
+* Interleaved rounds at concurrency 1: each round sends one getRunContext (the 100-
+  message case) to every server, in a fresh random order, each server over its own
+  keep-alive connection. A burst of load on the machine therefore hits all variants
+  alike instead of one variant's whole run. The rounds run in blocks, each with freshly
+  started processes, so that no variant keeps one process's luck (memory layout, core
+  placement) for the whole measurement.
+* Per variant p50, p95 and mean; the overhead is the ratio of p50 to ``off``'s p50,
+  with a 95% bootstrap interval (resampling whole rounds) and the median of the
+  per-round paired differences.
+* Checks that the variants really did what they claim: the ``metrics`` and ``both``
+  listeners counted exactly the requests sent to them, and the traced servers
+  recorded one request span per request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import requests
+import uvicorn
+
+from app.config import load_settings
+from app.http.protocol import server_options
+from app.logs import configure_logging
+from app.main import create_app
+from app.observability.exposition import exposition_registry, start_listener
+from app.observability.tracing import Tracing
+from tests.support.services import REPO_ROOT, OpaServer, free_port
+
+__all__ = [
+    "MODES",
+    "Overhead",
+    "add_arguments",
+    "measure_overhead",
+    "overhead_section",
+]
+
+MODES = ("off", "off-2", "metrics", "tracing", "both")
+_DESCRIPTIONS = {
+    "off": "no metrics, no tracing",
+    "off-2": "the same as off, in another process (the noise floor)",
+    "metrics": "metrics on, listener running, multiprocess value files",
+    "tracing": "tracing on, in-memory exporter, batch processor",
+    "both": "metrics and tracing on",
+}
+HEADING = "## Overhead of metrics and tracing"
+METRICS_LIMIT = 0.03
+REQUEST_TIMEOUT = 10.0
+_CONTEXT_SPAN = "GET /api/v1/runs/{run_id}/context"
+
+
+class OverheadError(RuntimeError):
+    """The overhead measurement could not run as designed."""
+
+
+# ----------------------------------------------------------------------------- servers
+
+
+class _Sink:
+    """An OTLP/HTTP endpoint that accepts and discards (OPA's trace exports)."""
+
+    def __init__(self) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def address(self) -> str:
+        """``host:port`` for ``OPA_TRACING_ADDRESS``."""
+        return f"127.0.0.1:{self.server.server_port}"
+
+    def close(self) -> None:
+        """Stop serving."""
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def serve(mode: str, spans_file: Path | None) -> int:
+    """``--serve MODE``: the app as ``python -m app serve`` runs it with one worker.
+
+    The same steps as :func:`app.server.serve` for one worker, with the tracing of
+    ``mode`` (an in-memory exporter) instead of the ``OTEL_*`` variables. When stopped
+    with SIGINT, the number of exported spans is written to ``spans_file``.
+    """
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    settings = load_settings()
+    configure_logging(settings.text("log.level"))
+    exporter = InMemorySpanExporter()
+    tracing = Tracing.exporting_to(exporter) if mode in ("tracing", "both") else None
+    app = create_app(settings, tracing=tracing)
+    listener = None
+    if app.services.metrics is not None:
+        listener = start_listener(
+            exposition_registry(app.services.metrics.registry),
+            settings.text("metrics.host"),
+            settings.integer("metrics.port"),
+        )
+    try:
+        uvicorn.run(
+            app,
+            host=settings.text("host"),
+            port=settings.integer("port"),
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            **server_options(settings),
+        )
+    finally:
+        if listener is not None:
+            listener.stop()
+        if tracing is not None:
+            tracing.provider.force_flush()
+            spans = exporter.get_finished_spans()
+            if spans_file is not None:
+                spans_file.write_text(
+                    json.dumps(
+                        {
+                            "spans": len(spans),
+                            "context_requests": sum(1 for s in spans if s.name == _CONTEXT_SPAN),
+                        }
+                    )
+                )
+            tracing.shutdown()
+    return 0
+
+
+@dataclass
+class _Server:
+    mode: str
+    process: subprocess.Popen[bytes]
+    base_url: str
+    metrics_url: str | None
+    spans_file: Path
+    log: Path
+    directory: str | None = None
+
+
+@contextlib.contextmanager
+def _servers(database_url: str, opa_url: str, workdir: Path) -> Iterator[list[_Server]]:
+    servers: list[_Server] = []
+    try:
+        for mode in MODES:
+            port = free_port()
+            env = {
+                k: v
+                for k, v in os.environ.items()
+                if k != "CONFIG_FILE" and not k.startswith(("OTEL_", "PROMETHEUS_"))
+            }
+            env.update(
+                {
+                    "DATABASE_URL": database_url,
+                    "OPA_URL": opa_url,
+                    "HOST": "127.0.0.1",
+                    "PORT": str(port),
+                    "LOG_LEVEL": "WARNING",
+                    "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
+                    "PYTHONUNBUFFERED": "1",
+                    "PYTHONHASHSEED": "0",
+                }
+            )
+            metrics_url = directory = None
+            if mode in ("metrics", "both"):
+                metrics_port = free_port()
+                directory = tempfile.mkdtemp(prefix=f"bench-metrics-{mode}-", dir=workdir)
+                env.update(
+                    {"METRICS_PORT": str(metrics_port), "PROMETHEUS_MULTIPROC_DIR": directory}
+                )
+                metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
+            spans_file = workdir / f"spans-{mode}.json"
+            log = workdir / f"server-{mode}.log"
+            with log.open("wb") as sink:
+                process = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "tests.load.overhead",
+                        "--serve",
+                        mode,
+                        "--spans-file",
+                        str(spans_file),
+                    ],
+                    cwd=REPO_ROOT,
+                    env=env,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                )
+            servers.append(
+                _Server(
+                    mode,
+                    process,
+                    f"http://127.0.0.1:{port}",
+                    metrics_url,
+                    spans_file,
+                    log,
+                    directory,
+                )
+            )
+        for server in servers:
+            _wait_ready(server)
+        yield servers
+    finally:
+        for server in servers:
+            if server.process.poll() is None:
+                # SIGINT: uvicorn stops gracefully, then re-raises it as KeyboardInterrupt,
+                # so the server's finally block still writes its span count.
+                server.process.send_signal(signal.SIGINT)
+        for server in servers:
+            try:
+                server.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.process.kill()
+                server.process.wait()
+
+
+def _wait_ready(server: _Server) -> None:
+    deadline = time.monotonic() + 60
+    with requests.Session() as probe:
+        probe.trust_env = False
+        while True:
+            if server.process.poll() is not None:
+                raise OverheadError(f"{server.mode} exited: {server.log.read_text()[-2000:]}")
+            with contextlib.suppress(requests.RequestException):
+                if probe.get(f"{server.base_url}/readyz", timeout=1).status_code == 200:
+                    return
+            if time.monotonic() > deadline:
+                raise OverheadError(f"{server.mode} did not become ready")
+            time.sleep(0.1)
+
+
+# ------------------------------------------------------------------------ measurement
+
+
+@dataclass
+class Overhead:
+    """Latencies per variant, round by round (the same index is the same round)."""
+
+    rounds: int
+    warmup: int
+    latencies_ms: dict[str, list[float]]
+    checks: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    blocks: int = 1
+
+    def p50(self, mode: str) -> float:
+        """The median latency of ``mode``."""
+        return statistics.median(self.latencies_ms[mode])
+
+    def percentile(self, mode: str, p: float) -> float:
+        """The ``p``-th percentile of ``mode`` (nearest rank)."""
+        data = sorted(self.latencies_ms[mode])
+        return data[min(len(data) - 1, round((len(data) - 1) * p / 100))]
+
+    def ratio(self, mode: str) -> float:
+        """p50 of ``mode`` over p50 of ``off``."""
+        return self.p50(mode) / self.p50("off")
+
+    def interval(self, mode: str, samples: int = 2000, seed: int = 12) -> tuple[float, float]:
+        """95% bootstrap interval of :meth:`ratio`, resampling whole rounds."""
+        rng = random.Random(seed)
+        base, other = self.latencies_ms["off"], self.latencies_ms[mode]
+        count = len(base)
+        ratios = []
+        for _ in range(samples):
+            picks = [rng.randrange(count) for _ in range(count)]
+            ratios.append(
+                statistics.median(other[i] for i in picks)
+                / statistics.median(base[i] for i in picks)
+            )
+        ratios.sort()
+        return ratios[int(0.025 * samples)], ratios[int(0.975 * samples) - 1]
+
+    def paired_ms(self, mode: str) -> float:
+        """Median of the per-round differences ``mode`` minus ``off``."""
+        return statistics.median(
+            a - b for a, b in zip(self.latencies_ms[mode], self.latencies_ms["off"], strict=True)
+        )
+
+
+def _context_count(metrics_url: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = requests.get(metrics_url, timeout=REQUEST_TIMEOUT).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if (
+                sample.name == "agent_authz_http_request_duration_seconds_count"
+                and sample.labels.get("operation") == "getRunContext"
+                and sample.labels.get("status") == "200"
+            ):
+                return sample.value
+    return 0.0
+
+
+def _block(
+    database_url: str,
+    opa_url: str,
+    path: str,
+    headers: dict[str, str],
+    rounds: int,
+    warmup: int,
+    rng: random.Random,
+    latencies: dict[str, list[float]],
+) -> dict[str, int]:
+    """One block: fresh servers, ``warmup`` plus ``rounds`` rounds; returns span counts."""
+    sent = warmup + rounds
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as work:
+        workdir = Path(work)
+        with _servers(database_url, opa_url, workdir) as servers:
+            sessions = {s.mode: requests.Session() for s in servers}
+            for session in sessions.values():
+                session.trust_env = False
+            order = list(servers)
+            for index in range(sent):
+                rng.shuffle(order)
+                for server in order:
+                    begin = time.perf_counter()
+                    response = sessions[server.mode].get(
+                        server.base_url + path, headers=headers, timeout=REQUEST_TIMEOUT
+                    )
+                    elapsed = (time.perf_counter() - begin) * 1000
+                    if response.status_code != 200:
+                        raise OverheadError(f"{server.mode}: getRunContext {response.status_code}")
+                    if index >= warmup:
+                        latencies[server.mode].append(elapsed)
+            for session in sessions.values():
+                session.close()
+            for server in servers:
+                if server.metrics_url is not None:
+                    counted = _context_count(server.metrics_url)
+                    if counted != sent:
+                        raise OverheadError(f"{server.mode} counted {counted} of {sent}")
+        spans: dict[str, int] = {}
+        for server in servers:
+            if server.mode in ("tracing", "both"):
+                if not server.spans_file.exists():
+                    raise OverheadError(
+                        f"{server.mode} wrote no span count: {server.log.read_text()[-2000:]}"
+                    )
+                counts = json.loads(server.spans_file.read_text())
+                if counts["context_requests"] != sent:
+                    raise OverheadError(f"{server.mode} traced {counts} for {sent} requests")
+                spans[server.mode] = counts["spans"]
+    return spans
+
+
+def measure_overhead(
+    database_url: str,
+    run_id: str,
+    token: str,
+    *,
+    rounds: int,
+    warmup: int,
+    blocks: int = 3,
+    seed: int = 20251201,
+) -> Overhead:
+    """Run the interleaved rounds in blocks (module docstring) and check the variants.
+
+    Starts its own OPA (deploy configuration, traces to a discarding sink).
+
+    Raises:
+        OverheadError: a server did not start, a request failed, or a variant did not
+            count or trace what it served.
+    """
+    started = time.monotonic()
+    rng = random.Random(seed)
+    headers = {"Authorization": f"Bearer {token}"}
+    path = f"/api/v1/runs/{run_id}/context"
+    latencies: dict[str, list[float]] = {mode: [] for mode in MODES}
+    spans = dict.fromkeys(("tracing", "both"), 0)
+    sink = _Sink()
+    opa = OpaServer(env={"OPA_TRACING_ADDRESS": sink.address})
+    try:
+        opa.start()
+        per_block = [rounds // blocks + (1 if i < rounds % blocks else 0) for i in range(blocks)]
+        for count in per_block:
+            block_spans = _block(
+                database_url, opa.url, path, headers, count, warmup, rng, latencies
+            )
+            for mode, value in block_spans.items():
+                spans[mode] += value
+    finally:
+        opa.stop()
+        Path(opa.log_path).unlink(missing_ok=True)
+        sink.close()
+    sent = rounds + warmup * blocks
+    checks = [f"`metrics` and `both` counted every one of their {sent} requests"]
+    checks += [
+        f"`{mode}` exported {count} spans, {count / sent:.1f} per request"
+        for mode, count in spans.items()
+    ]
+    return Overhead(rounds, warmup, latencies, checks, time.monotonic() - started, blocks)
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def overhead_section(result: Overhead) -> str:
+    """The markdown section for ``docs/benchmarks.md`` (from :data:`HEADING` on)."""
+    lines = [
+        HEADING,
+        "",
+        "Generated by `tests/load/overhead.py` (part of `make bench`; method in its "
+        f"docstring). {result.rounds} measured rounds in {result.blocks} blocks, each "
+        f"block after {result.warmup} warm-up rounds with freshly started processes; "
+        f"{result.seconds:.0f} s. Each round sends one getRunContext of the 100-message "
+        "case to each of five server processes of the same app (one uvicorn worker each, "
+        "the same database and OPA) in a fresh random order at concurrency 1, so that the "
+        "machine's noise hits every variant alike. Tracing exports into an in-memory "
+        "exporter behind the scrubbing exporter and a batch processor; OPA, with the "
+        "deploy configuration, records its spans for the traced variants and exports them "
+        "to a local sink. The interval is a 95% bootstrap interval of the p50 ratio "
+        "(rounds resampled); the paired difference is the median of the per-round "
+        "differences to `off`.",
+        "",
+        "| variant | what runs | p50 ms | p95 ms | mean ms | p50 / off p50 | 95% interval "
+        "| paired difference ms |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |",
+    ]
+    for mode in MODES:
+        if mode == "off":
+            ratio, interval, paired = "1.000", "", ""
+        else:
+            low, high = result.interval(mode)
+            ratio = f"{result.ratio(mode):.3f}"
+            interval = f"{low:.3f} to {high:.3f}"
+            paired = f"{result.paired_ms(mode):+.2f}"
+        lines.append(
+            f"| `{mode}` | {_DESCRIPTIONS[mode]} | {result.p50(mode):.2f} "
+            f"| {result.percentile(mode, 95):.2f} "
+            f"| {statistics.fmean(result.latencies_ms[mode]):.2f} | {ratio} | {interval} "
+            f"| {paired} |"
+        )
+    metrics_cost = result.ratio("metrics") - 1
+    low, high = result.interval("metrics")
+    met = "met" if metrics_cost <= METRICS_LIMIT else "NOT met"
+    lines += [
+        "",
+        f"* Metrics on cost {100 * metrics_cost:+.1f}% of getRunContext's p50 (95% "
+        f"interval {100 * (low - 1):+.1f}% to {100 * (high - 1):+.1f}%; target: at most "
+        f"{100 * METRICS_LIMIT:.0f}%: {met}). Two identical processes differ by "
+        f"{100 * (result.ratio('off-2') - 1):+.1f}% (`off-2`), the resolution of this "
+        "measurement on this machine.",
+        f"* Tracing on costs {100 * (result.ratio('tracing') - 1):+.1f}%, both "
+        f"{100 * (result.ratio('both') - 1):+.1f}%: about nine spans per request (the "
+        "request, one per SQL statement, two per OPA call), OPA's own spans included. "
+        "Sampling (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`) bounds it in "
+        "production.",
+        "* Checks: " + "; ".join(result.checks) + ".",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of this part, for ``tests/load/bench.py``'s parser too."""
+    parser.add_argument(
+        "--overhead-rounds",
+        type=int,
+        default=1500,
+        help="interleaved rounds of the metrics/tracing overhead part; 0 skips it (default 1500)",
+    )
+    parser.add_argument(
+        "--overhead-warmup",
+        type=int,
+        default=50,
+        help="warm-up rounds of the overhead part, per block (default 50)",
+    )
+    parser.add_argument(
+        "--overhead-blocks",
+        type=int,
+        default=3,
+        help="blocks of the overhead part, each with fresh processes (default 3)",
+    )
+
+
+def replace_section(report: str, section: str) -> str:
+    """``report`` with its overhead section (to the end) replaced by ``section``."""
+    head = report.split(f"\n{HEADING}\n", 1)[0].rstrip("\n")
+    return f"{head}\n\n{section}"
+
+
+# -------------------------------------------------------------------------------- main
+
+
+def _standalone(args: argparse.Namespace) -> int:
+    """Measure with the benchmark's world and replace the section of the report."""
+    from repositories.migrate import upgrade
+    from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, bench_world
+    from tests.support.services import PostgresCluster
+    from tests.support.world import load
+
+    with contextlib.ExitStack() as stack:
+        print("starting PostgreSQL ...", file=sys.stderr)
+        cluster = PostgresCluster()
+        stack.callback(cluster.stop)
+        cluster.start()
+        import psycopg2
+
+        conn = psycopg2.connect(cluster.admin_url)
+        conn.autocommit = True
+        with conn.cursor() as cursor:
+            cursor.execute('CREATE DATABASE "overhead"')
+        conn.close()
+        database_url = cluster.url("overhead")
+        upgrade(database_url)
+        ids = load(database_url, bench_world())
+        print(f"overhead: {args.overhead_rounds} rounds ...", file=sys.stderr)
+        result = measure_overhead(
+            database_url,
+            ids[f"r{REFERENCE}"],
+            AGENT_TOKEN,
+            rounds=args.overhead_rounds,
+            warmup=args.overhead_warmup,
+            blocks=args.overhead_blocks,
+        )
+    section = overhead_section(result)
+    print(section)
+    if not args.no_write:
+        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        OUTPUT.write_text(replace_section(current, section), encoding="utf-8")
+        print(f"wrote the overhead section of {OUTPUT}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.load.overhead``: this part alone (or ``--serve MODE``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.load.overhead", description=(__doc__ or "").splitlines()[0]
+    )
+    add_arguments(parser)
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--serve", choices=MODES, help=argparse.SUPPRESS)
+    parser.add_argument("--spans-file", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        return serve(args.serve, args.spans_file)
+    return _standalone(args)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted; services stopped", file=sys.stderr)
+        sys.exit(130)
+    except OverheadError as exc:
+        print(f"overhead benchmark failed: {exc}", file=sys.stderr)
+        sys.exit(1)
