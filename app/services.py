@@ -100,10 +100,6 @@ class Services:
     metrics: Metrics | None = None
     tracing: Tracing | None = None
 
-    def uow(self) -> UnitOfWork:
-        """A new unit of work (one transaction, rolled back unless committed)."""
-        return UnitOfWork(self.engine)
-
     def reader(self) -> UnitOfWork:
         """A read-only unit: autocommit statements, no transaction, no locks."""
         return UnitOfWork(self.read_engine, read_only=True)
@@ -117,14 +113,10 @@ class Services:
 
 def _engines(settings: Settings, metrics: Metrics | None) -> tuple[Engine, Engine]:
     def engine_for(pool: str, **isolation: str) -> Engine:
+        options: dict[str, object] = dict(isolation)
         if metrics is not None:
             # Counts the threads waiting for a connection (app/observability/pools.py).
-            isolation_and_pool: dict[str, object] = {
-                **isolation,
-                "poolclass": waiting_pool_class(metrics.pools[pool]),
-            }
-        else:
-            isolation_and_pool = dict(isolation)
+            options["poolclass"] = waiting_pool_class(metrics.pools[pool])
         engine = make_engine(
             settings.text("database.url"),
             pool_size=settings.integer("database.pool_size"),
@@ -143,7 +135,7 @@ def _engines(settings: Settings, metrics: Metrics | None) -> tuple[Engine, Engin
                 f"-c statement_timeout={settings.integer('database.statement_timeout_ms')}",
                 "connect_timeout": 5,
             },
-            **isolation_and_pool,
+            **options,
         )
         if metrics is not None:
             observe_pool(engine, metrics.pools[pool])

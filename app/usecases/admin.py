@@ -14,6 +14,7 @@ from app.domain.privacy import is_task_key
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.policy import resources
 from app.usecases.authorization import Authorizer
+from app.usecases.ports import UnitFactory
 from repositories.admin import AdminRepository
 from repositories.principals import Actor
 from repositories.unit_of_work import UnitOfWork
@@ -31,7 +32,7 @@ class RunAdmin:
         authorizer: decides the action and audits denials.
     """
 
-    def __init__(self, *, writer: Callable[[], UnitOfWork], authorizer: Authorizer) -> None:
+    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
         self._writer = writer
         self._authorizer = authorizer
 

@@ -11,19 +11,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from app.errors import NotFound, ValidationFailed
 from app.policy import PolicyGateway, resources
 from app.policy.inputs import DecisionInput, FactBundle, Resource
 from app.usecases.authorization import Authorizer
+from app.usecases.ports import UnitFactory
 from repositories.principals import Actor
 from repositories.unit_of_work import UnitOfWork
 
 __all__ = ["ExplainDecision", "QueryTriggerHolders"]
-
-UnitFactory = Callable[[], UnitOfWork]
 
 
 class QueryTriggerHolders:

@@ -34,16 +34,15 @@ from app.domain.comms import ListCall, PostCall, call_error, parse_call
 from app.errors import ApiError, InternalError, NotFound
 from app.usecases.authorization import Authorizer
 from app.usecases.messages import ListMessages, PostMessage
+from app.usecases.ports import UnitFactory
 from app.usecases.runners import binding_resource, runner_facts
 from repositories.principals import Actor, RunnerIdentity
 from repositories.runners import Binding
-from repositories.unit_of_work import UnitOfWork
 
 __all__ = ["RelayCommsCall", "RelayedOperation"]
 
 log = logging.getLogger("app.relay")
 
-UnitFactory = Callable[[], UnitOfWork]
 Throttle = Callable[[str, str], None]
 
 

@@ -6,7 +6,6 @@ Both are decided in Rego from the effective level (``message.list``,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,13 +13,13 @@ from app.domain.representation import message_view
 from app.errors import Conflict, InternalError, NotFound, ValidationFailed
 from app.policy import resources
 from app.usecases.authorization import Authorizer
+from app.usecases.ports import UnitFactory
 from repositories.messages import MessageRepository, ThreadRow
 from repositories.principals import Actor
 from repositories.unit_of_work import UnitOfWork
 
 __all__ = ["ListMessages", "PostMessage", "PostResult"]
 
-UnitFactory = Callable[[], UnitOfWork]
 
 # Origins of the messages a principal writes through the API, by principal kind.
 # This is a labelling of the author's kind, not a permission: Rego never reads it

@@ -8,15 +8,20 @@ a use case without PostgreSQL, OPA or HTTP. The real implementations live in
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol, Self
 
 from app.domain.run_context import WindowPlan
 from app.policy.inputs import FactBundle
 from repositories.run_context import CandidateRows, LoadedRun
+from repositories.unit_of_work import UnitOfWork
 
-__all__ = ["FactReads", "FactsUnit", "RunContextReads", "RunContextUnit"]
+__all__ = ["FactReads", "FactsUnit", "RunContextReads", "RunContextUnit", "UnitFactory"]
+
+# Opens a unit of work on the real repositories: a writer (one transaction) or a
+# reader (autocommit, no locks), as wired in app/services.py.
+UnitFactory = Callable[[], UnitOfWork]
 
 
 class FactReads(Protocol):

@@ -58,6 +58,7 @@ from app.policy.inputs import (
 )
 from app.policy.results import AttemptRefused, CeilingsGo, PolicyUnreadable, RunCeilings
 from app.usecases.authorization import Authorizer
+from app.usecases.ports import UnitFactory
 from repositories.principals import Actor
 from repositories.run_privacy import (
     LockedRun,
@@ -67,7 +68,7 @@ from repositories.run_privacy import (
     is_lock_timeout,
     is_missing_schema,
 )
-from repositories.unit_of_work import OuterTransaction, UnitOfWork
+from repositories.unit_of_work import OuterTransaction
 
 __all__ = [
     "AppendRunStep",
@@ -464,7 +465,7 @@ class ReadRunPrivacy:
         authorizer: decides ``run.privacy.read`` and audits denials.
     """
 
-    def __init__(self, *, reader: Callable[[], UnitOfWork], authorizer: Authorizer) -> None:
+    def __init__(self, *, reader: UnitFactory, authorizer: Authorizer) -> None:
         self._reader = reader
         self._authorizer = authorizer
 

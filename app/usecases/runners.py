@@ -9,7 +9,6 @@ get the same 404. Denials are audited like any other (:class:`Authorizer`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +16,7 @@ from app.errors import Conflict, InternalError
 from app.policy import resources
 from app.policy.inputs import BindingResource, FactBundle
 from app.usecases.authorization import Authorizer
+from app.usecases.ports import UnitFactory
 from repositories.principals import RunnerIdentity
 from repositories.runners import Binding
 from repositories.unit_of_work import UnitOfWork
@@ -31,8 +31,6 @@ __all__ = [
     "runner_facts",
     "session_view",
 ]
-
-UnitFactory = Callable[[], UnitOfWork]
 
 
 def runner_facts(uow: UnitOfWork, runner: RunnerIdentity, principal_ids: list[str]) -> FactBundle:

@@ -9,19 +9,16 @@ an old epoch behind.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from app.domain.comms import mint_container_name
 from app.errors import Conflict, NotFound
 from app.policy import resources
 from app.usecases.authorization import Authorizer
+from app.usecases.ports import UnitFactory
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitOfWork
 
 __all__ = ["ProvisionWorkspace"]
-
-UnitFactory = Callable[[], UnitOfWork]
 
 
 class ProvisionWorkspace:
