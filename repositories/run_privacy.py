@@ -29,6 +29,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.expression import bindparam
 
+from app.domain.privacy import CEILING_KINDS
 from app.policy.inputs import FactBundle
 from repositories.facts import as_bundle, bundle_sql
 
@@ -79,11 +80,10 @@ class StoredCeiling:
 
 @dataclass(frozen=True, slots=True)
 class AttemptRecord:
-    """A recorded attempt id: which provider, which kind, at which position."""
+    """A recorded attempt id: which provider and which kind."""
 
     provider_id: str
     kind: str
-    position: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +103,7 @@ class LockedRun:
         task_key: The run's task, if any.
         ceilings: The stored ceilings by kind (``audit_content``,
             ``background_answer``); a kind without a stored level is absent.
-        attempted_provider_ids: The attempted providers in order.
         envelope_version: Bumped by every scrub and state change.
-        has_answer: Whether a background answer is stored.
         provider_policy: The asked provider's explicit levels by kind (absent kinds
             inherit the global default), or ``None`` when the provider is unknown or
             none was asked.
@@ -119,9 +117,7 @@ class LockedRun:
     state: str
     task_key: str | None
     ceilings: Mapping[str, StoredCeiling]
-    attempted_provider_ids: tuple[str, ...]
     envelope_version: int
-    has_answer: bool
     provider_policy: Mapping[str, str] | None
     task_policy: Mapping[str, str] | None
     facts: FactBundle
@@ -150,7 +146,6 @@ _RUN_COLUMNS = """
     r.audit_content_ceiling_explicit AS audit_content_ceiling_explicit,
     r.background_answer_ceiling AS background_answer_ceiling,
     r.background_answer_ceiling_explicit AS background_answer_ceiling_explicit,
-    r.attempted_provider_ids AS attempted_provider_ids,
     r.envelope_version AS envelope_version,
     {bundle} AS facts"""
 
@@ -164,7 +159,6 @@ _BUNDLE = bundle_sql("ARRAY[CAST(:actor_id AS uuid)]", "ARRAY[t.channel_id]")
 _LOCK = text(
     f"""
     SELECT {_RUN_COLUMNS.format(bundle=_BUNDLE)},
-           r.background_answer IS NOT NULL AS has_answer,
            (SELECT {_LEVELS.format(t="p")} FROM provider_policies p
             WHERE p.provider_id = CAST(:provider_id AS text)) AS provider_policy,
            (SELECT {_LEVELS.format(t="tp")} FROM task_policies tp
@@ -178,7 +172,8 @@ _LOCK = text(
 
 _SNAPSHOT = text(
     f"""
-    SELECT {_RUN_COLUMNS.format(bundle=_BUNDLE)}
+    SELECT {_RUN_COLUMNS.format(bundle=_BUNDLE)},
+           r.attempted_provider_ids AS attempted_provider_ids
     FROM runs r JOIN threads t ON t.id = r.thread_id
     WHERE r.id = CAST(:run_id AS uuid)
     """
@@ -186,7 +181,7 @@ _SNAPSHOT = text(
 
 _ATTEMPT = text(
     """
-    SELECT provider_id, kind, position FROM run_provider_attempts
+    SELECT provider_id, kind FROM run_provider_attempts
     WHERE run_id = CAST(:run_id AS uuid) AND attempt_id = :attempt_id
     """
 )
@@ -251,7 +246,7 @@ _ROTATE = text(
 
 def _ceilings(row: RowMapping) -> dict[str, StoredCeiling]:
     ceilings: dict[str, StoredCeiling] = {}
-    for kind in ("audit_content", "background_answer"):
+    for kind in CEILING_KINDS:
         level = row[f"{kind}_ceiling"]
         if level is not None:
             ceilings[kind] = StoredCeiling(level=level, explicit=row[f"{kind}_ceiling_explicit"])
@@ -319,9 +314,7 @@ class RunPrivacyRepository:
             state=row["state"],
             task_key=row["task_key"],
             ceilings=_ceilings(row),
-            attempted_provider_ids=tuple(row["attempted_provider_ids"]),
             envelope_version=int(row["envelope_version"]),
-            has_answer=bool(row["has_answer"]),
             provider_policy=_levels(row["provider_policy"]),
             task_policy=_levels(row["task_policy"]),
             facts=as_bundle(row["facts"]),
@@ -363,9 +356,7 @@ class RunPrivacyRepository:
         )
         if row is None:
             return None
-        return AttemptRecord(
-            provider_id=row["provider_id"], kind=row["kind"], position=int(row["position"])
-        )
+        return AttemptRecord(provider_id=row["provider_id"], kind=row["kind"])
 
     def append_attempt(
         self, locked: LockedRun, *, attempt_id: str, provider_id: str, kind: str

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from agent_sdk.contracts import INTENT_REASONS
+from app.domain.privacy import CEILING_KINDS
 from app.opa_client import OpaMalformed
 from app.policy.inputs import (
     AuthorRef,
@@ -426,7 +427,7 @@ class AttemptRefused:
     decision: Decision
 
 
-_KINDS = ("audit_content", "background_answer")
+_KINDS = CEILING_KINDS
 
 
 def _ceiling(value: Any) -> Ceiling:

@@ -39,7 +39,13 @@ from typing import Any, Protocol, Self
 
 from sqlalchemy.exc import DBAPIError
 
-from app.domain.privacy import is_attempt_id, is_provider_id, parse_if_match, retain
+from app.domain.privacy import (
+    CEILING_KINDS,
+    is_attempt_id,
+    is_provider_id,
+    parse_if_match,
+    retain,
+)
 from app.errors import (
     Conflict,
     InternalError,
@@ -53,6 +59,7 @@ from app.policy.inputs import (
     PrivacyAttemptInput,
     PrivacyRunFacts,
     PrivacyWriteInput,
+    ProviderFacts,
     RunResource,
     TaskFacts,
 )
@@ -62,6 +69,7 @@ from app.usecases.ports import UnitFactory
 from repositories.principals import Actor
 from repositories.run_privacy import (
     LockedRun,
+    PrivacySnapshot,
     RunPrivacyRepository,
     StepRow,
     StoredCeiling,
@@ -128,30 +136,30 @@ def _refuse(reason: str, run_id: str, detail: str) -> ServiceUnavailable:
     return ServiceUnavailable(detail)
 
 
-def ceilings_view(ceilings: Mapping[str, StoredCeiling] | RunCeilings) -> dict[str, Any]:
+@contextmanager
+def _refusing(run_id: str, *, lock_timeout: bool = False) -> Iterator[None]:
+    """Refuse (503) a missing privacy schema and, if asked, an expired ``lock_timeout``."""
+    try:
+        yield
+    except DBAPIError as exc:
+        if is_missing_schema(exc):
+            raise _refuse(
+                "schema_missing", run_id, "The privacy schema is not installed."
+            ) from None
+        if lock_timeout and is_lock_timeout(exc):
+            raise _refuse("lock_timeout", run_id, "The run is locked by another request.") from None
+        raise
+
+
+def ceilings_view(ceilings: Mapping[str, StoredCeiling]) -> dict[str, CeilingFacts]:
     """The ``RunCeilings`` schema of a run's ceilings."""
-    if isinstance(ceilings, RunCeilings):
-        pairs = {
-            "audit_content": (ceilings.audit_content.level.value, ceilings.audit_content.explicit),
-            "background_answer": (
-                ceilings.background_answer.level.value,
-                ceilings.background_answer.explicit,
-            ),
-        }
-    else:
-        pairs = {kind: (c.level, c.explicit) for kind, c in ceilings.items()}
-    return {
-        kind: {"level": level, "explicit": explicit} for kind, (level, explicit) in pairs.items()
-    }
+    return {kind: {"level": c.level, "explicit": c.explicit} for kind, c in ceilings.items()}
 
 
 def _run_facts(run: LockedRun) -> PrivacyRunFacts:
     facts: PrivacyRunFacts = {}
     if run.ceilings:
-        stored: dict[str, CeilingFacts] = {
-            kind: {"level": c.level, "explicit": c.explicit} for kind, c in run.ceilings.items()
-        }
-        facts["ceilings"] = stored
+        facts["ceilings"] = ceilings_view(run.ceilings)
     return facts
 
 
@@ -164,17 +172,6 @@ def _task_facts(run: LockedRun) -> TaskFacts | None:
     return task
 
 
-def attempt_input(run: LockedRun, provider_id: str) -> PrivacyAttemptInput:
-    """The input of ``data.privacy.attempt``: ids and level names, never content."""
-    request: PrivacyAttemptInput = {"run": _run_facts(run), "provider": {"id": provider_id}}
-    if run.provider_policy is not None:
-        request["provider"]["policy"] = dict(run.provider_policy)
-    task = _task_facts(run)
-    if task is not None:
-        request["task"] = task
-    return request
-
-
 def write_input(run: LockedRun) -> PrivacyWriteInput:
     """The input of ``data.privacy.write``: ids and level names, never content."""
     request: PrivacyWriteInput = {"run": _run_facts(run)}
@@ -182,6 +179,14 @@ def write_input(run: LockedRun) -> PrivacyWriteInput:
     if task is not None:
         request["task"] = task
     return request
+
+
+def attempt_input(run: LockedRun, provider_id: str) -> PrivacyAttemptInput:
+    """The input of ``data.privacy.attempt``: ids and level names, never content."""
+    provider: ProviderFacts = {"id": provider_id}
+    if run.provider_policy is not None:
+        provider["policy"] = dict(run.provider_policy)
+    return {**write_input(run), "provider": provider}
 
 
 def _stored(ceilings: RunCeilings) -> dict[str, StoredCeiling]:
@@ -195,9 +200,18 @@ def _stored(ceilings: RunCeilings) -> dict[str, StoredCeiling]:
     }
 
 
-def _run_resource(run: LockedRun) -> RunResource:
+def _run_resource(run: LockedRun | PrivacySnapshot) -> RunResource:
     return resources.run(
         run.run_id, agent_id=run.agent_id, channel_id=run.channel_id, state=run.state
+    )
+
+
+def _retain(payload: Mapping[str, Any], verdict: CeilingsGo) -> dict[str, Any]:
+    """``payload`` with only what the verdict's ceilings keep, marked with its level."""
+    return retain(
+        payload,
+        {part.value for part in verdict.retention.step_parts},
+        verdict.ceilings.audit_content.level.value,
     )
 
 
@@ -238,36 +252,25 @@ class RetentionGuard:
             InternalError: the unit's connection was already in a transaction.
             ServiceUnavailable: the lock timed out or the privacy schema is missing.
         """
-        try:
-            with self._units() as unit:
-                try:
-                    unit.begin()
-                except OuterTransaction:
-                    log.error(
-                        "privacy guard refused",
-                        extra={"reason": "outer_transaction", "run_id": run_id},
-                    )
-                    raise InternalError() from None
-                run = unit.run_privacy.lock(
-                    run_id,
-                    actor_id=actor.id,
-                    provider_id=provider_id,
-                    lock_timeout_ms=self._lock_timeout_ms,
+        with _refusing(run_id, lock_timeout=True), self._units() as unit:
+            try:
+                unit.begin()
+            except OuterTransaction:
+                log.error(
+                    "privacy guard refused",
+                    extra={"reason": "outer_transaction", "run_id": run_id},
                 )
-                if run is None:
-                    raise NotFound()
-                self.authorizer.require(actor, action, _run_resource(run), run.facts)
-                yield Guarded(run=run, unit=unit)
-        except DBAPIError as exc:
-            if is_missing_schema(exc):
-                raise _refuse(
-                    "schema_missing", run_id, "The privacy schema is not installed."
-                ) from None
-            if is_lock_timeout(exc):
-                raise _refuse(
-                    "lock_timeout", run_id, "The run is locked by another request."
-                ) from None
-            raise
+                raise InternalError() from None
+            run = unit.run_privacy.lock(
+                run_id,
+                actor_id=actor.id,
+                provider_id=provider_id,
+                lock_timeout_ms=self._lock_timeout_ms,
+            )
+            if run is None:
+                raise NotFound()
+            self.authorizer.require(actor, action, _run_resource(run), run.facts)
+            yield Guarded(run=run, unit=unit)
 
     def apply(self, guarded: Guarded, verdict: CeilingsGo | PolicyUnreadable) -> CeilingsGo:
         """Persist changed ceilings and refilter earlier content, in the guarded transaction.
@@ -281,15 +284,13 @@ class RetentionGuard:
             raise _refuse("policy_unreadable", run.run_id, "The privacy policy cannot be read.")
         if not verdict.changed:
             return verdict
-        level = verdict.ceilings.audit_content.level.value
-        parts = {part.value for part in verdict.retention.step_parts}
         rewritten: list[StepRow] = []
         for step in guarded.repo.steps(run):
             if not isinstance(step.payload, dict):
                 raise _refuse(
                     "content_unreadable", run.run_id, "A stored run step cannot be filtered."
                 )
-            filtered = retain(step.payload, parts, level)
+            filtered = _retain(step.payload, verdict)
             if filtered != step.payload:
                 rewritten.append(StepRow(id=step.id, payload=filtered))
         guarded.repo.rewrite_steps(run, rewritten)
@@ -373,7 +374,7 @@ class RecordProviderAttempt(_GuardedUseCase):
                     run, attempt_id=attempt_id, provider_id=provider_id, kind=kind
                 )
             guarded.unit.commit()
-        return {"outcome": "go", "ceilings": ceilings_view(applied.ceilings)}
+        return {"outcome": "go", "ceilings": ceilings_view(_stored(applied.ceilings))}
 
 
 class AppendRunStep(_GuardedUseCase):
@@ -390,17 +391,13 @@ class AppendRunStep(_GuardedUseCase):
         guard = _required(self._guard, run_id)
         with guard.locked(actor, action, run_id) as guarded:
             applied = guard.apply(guarded, guard.policy.privacy_write(write_input(guarded.run)))
-            payload = retain(
-                step,
-                {part.value for part in applied.retention.step_parts},
-                applied.ceilings.audit_content.level.value,
-            )
+            payload = _retain(step, applied)
             seq = guarded.repo.insert_step(guarded.run, payload)
             guarded.unit.commit()
         return {
             "seq": seq,
             "kept": sorted(key for key in step if key in payload),
-            "ceilings": ceilings_view(applied.ceilings),
+            "ceilings": ceilings_view(_stored(applied.ceilings)),
         }
 
 
@@ -420,7 +417,7 @@ class PutRunAnswer(_GuardedUseCase):
             if stored:
                 guarded.repo.set_answer(guarded.run, answer)
             guarded.unit.commit()
-        return {"stored": stored, "ceilings": ceilings_view(applied.ceilings)}
+        return {"stored": stored, "ceilings": ceilings_view(_stored(applied.ceilings))}
 
 
 class RotateRunEnvelope(_GuardedUseCase):
@@ -477,28 +474,12 @@ class ReadRunPrivacy:
             ServiceUnavailable: the privacy schema is missing.
         """
         with self._reader() as uow:
-            try:
+            with _refusing(run_id):
                 snapshot = uow.run_privacy.snapshot(run_id, actor_id=actor.id)
-            except DBAPIError as exc:
-                if is_missing_schema(exc):
-                    raise _refuse(
-                        "schema_missing", run_id, "The privacy schema is not installed."
-                    ) from None
-                raise
             if snapshot is None:
                 raise NotFound()
-            self._authorizer.require(
-                actor,
-                action,
-                resources.run(
-                    snapshot.run_id,
-                    agent_id=snapshot.agent_id,
-                    channel_id=snapshot.channel_id,
-                    state=snapshot.state,
-                ),
-                snapshot.facts,
-            )
+            self._authorizer.require(actor, action, _run_resource(snapshot), snapshot.facts)
         body: dict[str, Any] = {"attempted_provider_ids": list(snapshot.attempted_provider_ids)}
-        if set(snapshot.ceilings) == {"audit_content", "background_answer"}:
+        if set(snapshot.ceilings) == set(CEILING_KINDS):
             body["ceilings"] = ceilings_view(snapshot.ceilings)
         return PrivacyView(body=body, envelope_version=snapshot.envelope_version)
