@@ -63,7 +63,15 @@ class OpaTimeout(OpaUnavailable):
 
 
 class OpaHttpError(OpaUnavailable):
-    """OPA answered with an HTTP status other than 200: fail closed."""
+    """OPA answered with an HTTP status other than 200: fail closed.
+
+    Attributes:
+        status: the HTTP status OPA answered with (None when not given).
+    """
+
+    def __init__(self, *args: object, status: int | None = None) -> None:
+        super().__init__(*args)
+        self.status = status
 
 
 class OpaUndefined(OpaUnavailable):
@@ -162,7 +170,9 @@ class OpaClient:
             error = OpaTimeout if timed_out else OpaUnavailable
             raise error(f"OPA unreachable for data/{path}: {type(reason).__name__}") from exc
         if response.status != 200:
-            raise OpaHttpError(f"OPA answered {response.status} for data/{path}")
+            raise OpaHttpError(
+                f"OPA answered {response.status} for data/{path}", status=response.status
+            )
         try:
             body = orjson.loads(response.data)
         except orjson.JSONDecodeError as exc:

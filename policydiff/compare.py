@@ -35,6 +35,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from app.policy.gateway import (
+    DECISION,
+    PRIVACY_ATTEMPT,
+    PRIVACY_WRITE,
+    RUN_CONTEXT,
+    SESSION_CONTEXT,
+    TRIGGER_HOLDERS,
+)
+
 __all__ = ["KINDS", "Change", "changes"]
 
 KINDS = (
@@ -295,15 +304,15 @@ def _ceiling(value: Any) -> str:
 
 def _answer_changes(entrypoint: str, input: Any, base: Any, head: Any) -> Iterator[Change]:
     action = input.get("action") if isinstance(input, dict) else None
-    if entrypoint == "authz/decision":
+    if entrypoint == DECISION:
         yield from _decision_changes(str(action), base, head)
-    elif entrypoint == "runcontext/evaluate":
+    elif entrypoint == RUN_CONTEXT:
         yield from _run_context(base, head)
-    elif entrypoint == "runcontext/trigger_holders":
+    elif entrypoint == TRIGGER_HOLDERS:
         yield from _set_changes("trigger_holders", "trigger_holders_changed", base, head, "holders")
-    elif entrypoint == "sessioncontext/resolve":
+    elif entrypoint == SESSION_CONTEXT:
         yield from _session_context(input, base, head)
-    elif entrypoint in ("privacy/attempt", "privacy/write"):
+    elif entrypoint in (PRIVACY_ATTEMPT, PRIVACY_WRITE):
         yield from _privacy(entrypoint.replace("/", "."), base, head)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,12 +21,9 @@ from typing import Any
 from policydiff.compare import Change, changes
 from policydiff.corpus import Record
 from policydiff.minimise import Reduced, reduce
-from policydiff.scratch import Outcome, ScratchOpa
+from policydiff.scratch import Outcome, ScratchOpa, replay
 
 __all__ = ["DiffReport", "Example", "Group", "diff_on", "run_diff"]
-
-_BATCH_RECORDS = 500
-_BATCH_BYTES = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,47 +106,14 @@ class DiffReport:
         return [group.id for group in self.groups]
 
 
-def _chunks(indices: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
-    chunks: list[list[int]] = []
-    current: list[int] = []
-    weight = 0
-    for index in indices:
-        if current and (len(current) >= _BATCH_RECORDS or weight + sizes[index] > _BATCH_BYTES):
-            chunks.append(current)
-            current, weight = [], 0
-        current.append(index)
-        weight += sizes[index]
-    if current:
-        chunks.append(current)
-    return chunks
-
-
-def _replay(
-    pool: ThreadPoolExecutor, servers: Sequence[ScratchOpa], records: Sequence[Record]
-) -> list[list[Outcome]]:
-    """The outcomes of every record on every server, in record order."""
-    sizes = [len(record.key) for record in records]
-    by_entrypoint: dict[str, list[int]] = {}
-    for index, record in enumerate(records):
-        by_entrypoint.setdefault(record.entrypoint, []).append(index)
-    outcomes: list[list[Outcome]] = [[{} for _ in records] for _ in servers]
-    futures: list[tuple[int, list[int], Future[list[Outcome]]]] = []
-    for entrypoint, indices in by_entrypoint.items():
-        for chunk in _chunks(indices, sizes):
-            inputs = [records[index].input for index in chunk]
-            for position, server in enumerate(servers):
-                futures.append((position, chunk, pool.submit(server.evaluate, entrypoint, inputs)))
-    for position, chunk, future in futures:
-        for index, outcome in zip(chunk, future.result(), strict=True):
-            outcomes[position][index] = outcome
-    return outcomes
-
-
 def _pick(
-    group: Group, records: Sequence[Record], found: dict[int, list[Change]], count: int
+    group: Group, sizes: Sequence[int], found: dict[int, list[Change]], count: int
 ) -> list[tuple[int, Change]]:
-    """Up to ``count`` records of the group: different transitions first, small first."""
-    ordered = sorted(group.records, key=lambda index: len(records[index].key))
+    """Up to ``count`` records of the group: different transitions first, small first.
+
+    ``sizes`` are the sizes of the replayed records (``len(record.key)``), by index.
+    """
+    ordered = sorted(group.records, key=lambda index: sizes[index])
     picked: list[tuple[int, Change]] = []
     shown: set[str] = set()
     for distinct in (True, False):
@@ -184,8 +148,9 @@ def diff_on(
     """
     started = time.monotonic()
     seconds: dict[str, float] = {}
+    sizes = [len(record.key) for record in records]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        base_outcomes, head_outcomes = _replay(pool, (base, head), records)
+        base_outcomes, head_outcomes = replay(pool, (base, head), records, sizes=sizes)
         seconds["replay"] = time.monotonic() - started
 
         mark = time.monotonic()
@@ -216,7 +181,7 @@ def diff_on(
             return list(zip(left.result(), right.result(), strict=True))
 
         for group in groups.values():
-            for index, change in _pick(group, records, found, examples):
+            for index, change in _pick(group, sizes, found, examples):
                 record = records[index]
                 group.examples.append(
                     Example(

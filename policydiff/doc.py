@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from policydiff.corpus import Record
 from policydiff.generate import generate
-from policydiff.scratch import Outcome, ScratchOpa
+from policydiff.scratch import Outcome, ScratchOpa, replay
 
 __all__ = ["Row", "render_decision_tables", "table_rows"]
 
@@ -276,17 +277,11 @@ def _render_table(
 
 
 def _evaluate(records: list[Record], policies: Path, binary: Path) -> list[Outcome]:
-    outcomes: list[Outcome] = [{} for _ in records]
-    by_entrypoint: dict[str, list[int]] = {}
-    for index, record in enumerate(records):
-        by_entrypoint.setdefault(record.entrypoint, []).append(index)
-    with ScratchOpa(policies, binary=binary, name="working tree") as server:
-        for entrypoint, indices in by_entrypoint.items():
-            for start in range(0, len(indices), 500):
-                chunk = indices[start : start + 500]
-                answers = server.evaluate(entrypoint, [records[i].input for i in chunk])
-                for index, answer in zip(chunk, answers, strict=True):
-                    outcomes[index] = answer
+    with (
+        ScratchOpa(policies, binary=binary, name="working tree") as server,
+        ThreadPoolExecutor(max_workers=4) as pool,
+    ):
+        (outcomes,) = replay(pool, (server,), records)
     return outcomes
 
 
@@ -324,7 +319,7 @@ def render_decision_tables(policies: Path, *, binary: Path) -> str:
     Raises:
         ScratchError: the scratch OPA does not start or load the policies.
     """
-    records = [record for record in generate(policies) if record.label is not None]
+    records = [record for record in generate(policies, mixtures=0) if record.label is not None]
     outcomes = _evaluate(records, policies, binary)
     tables: dict[str, list[tuple[dict[str, str], tuple[str, ...]]]] = {}
     facts_of: dict[str, list[str]] = {}

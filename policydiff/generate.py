@@ -28,7 +28,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from app.domain.privacy import CEILING_KINDS, CEILING_LEVELS
 from app.policy import resources
+from app.policy.gateway import (
+    DECISION,
+    PRIVACY_ATTEMPT,
+    PRIVACY_WRITE,
+    RUN_CONTEXT,
+    SESSION_CONTEXT,
+    TRIGGER_HOLDERS,
+)
 from app.policy.inputs import (
     CandidateThread,
     CeilingFacts,
@@ -61,7 +70,6 @@ LEVELS = ("read", "write", "trigger", "manage")
 VIAS = ("direct", "group", "space")
 RUN_STATES = ("queued", "running", "waiting_input", "succeeded", "failed", "cancelled")
 ORIGINS = ("human", "agent", "app", "import", "system")
-CEILING_LEVELS = ("none", "metadata", "full")
 
 # Readable ids. People are Alex, Sam and Robin (the instance owner).
 SPACE, OTHER_SPACE = "support", "marketing"
@@ -189,7 +197,7 @@ def _channel_actions() -> Iterator[Record]:
             grants=_grants(actor, grant),
         )
         yield _record(
-            "authz/decision",
+            DECISION,
             _decision(action, actor, resources.channel(CHANNEL), facts),
             action,
             actor=actor_type,
@@ -232,7 +240,7 @@ def _run_actions() -> Iterator[Record]:
             else resources.run(RUN, agent_id="lotse", channel_id=CHANNEL, state=state)
         )
         yield _record(
-            "authz/decision",
+            DECISION,
             _decision(action, actor, resource, facts),
             action,
             actor=actor_type,
@@ -293,7 +301,7 @@ def _instance_actions() -> Iterator[Record]:
     for action in _INSTANCE_ACTIONS:
         for actor_type, status, actor, principals in _instance_actors():
             yield _record(
-                "authz/decision",
+                DECISION,
                 _decision(action, actor, resources.instance(), _facts(principals)),
                 action,
                 actor=actor_type,
@@ -308,7 +316,7 @@ def _trigger_holders_query() -> Iterator[Record]:
         for actor_type, status, actor, principals in _instance_actors():
             target = CHANNEL if channel == "known" else "nowhere"
             yield _record(
-                "authz/decision",
+                DECISION,
                 _decision(action, actor, resources.channel(target), _facts(principals)),
                 action,
                 actor=actor_type,
@@ -321,13 +329,12 @@ def _workspace_provision() -> Iterator[Record]:
     """agent.workspace.provision: who provisions for which agent."""
     action = "agent.workspace.provision"
     targets = ("own agent", "agent of another person", "agent without owner", "a person", "unknown")
-    actor_types = {key: _ACTORS[key] for key in ("person", "owner", "agent", "app")}
     for actor_type, status, target, agent_status in itertools.product(
-        actor_types, STATUSES, targets, ("active", "disabled")
+        _ACTORS, STATUSES, targets, ("active", "disabled")
     ):
         if target in ("a person", "unknown") and agent_status == "disabled":
             continue
-        actor, kind, owner = actor_types[actor_type]
+        actor, kind, owner = _ACTORS[actor_type]
         principals = {actor: _principal(kind, status, owner=owner)}
         target_id = "texter"
         if target == "a person":
@@ -337,7 +344,7 @@ def _workspace_provision() -> Iterator[Record]:
             principals.setdefault(target_id, _principal("agent", agent_status))
         owner_id = {"own agent": actor, "agent of another person": "sam"}.get(target)
         yield _record(
-            "authz/decision",
+            DECISION,
             _decision(
                 action, actor, resources.agent(target_id, owner_id=owner_id), _facts(principals)
             ),
@@ -394,7 +401,7 @@ def _runner_actions() -> Iterator[Record]:
                 agent_id=agent_id,
             )
         yield _record(
-            "authz/decision",
+            DECISION,
             _decision(action, actor, resource, facts),
             action,
             caller=caller,
@@ -475,7 +482,7 @@ def _classification() -> Iterator[Record]:
             "facts": facts,
         }
         yield _record(
-            "runcontext/evaluate",
+            RUN_CONTEXT,
             request,
             "run context: role and trust",
             author=author_type,
@@ -525,7 +532,7 @@ def _readable() -> Iterator[Record]:
             "facts": facts,
         }
         yield _record(
-            "runcontext/evaluate",
+            RUN_CONTEXT,
             request,
             "run context: readable candidates",
             actor=actor_type,
@@ -559,7 +566,7 @@ def _trigger_holders() -> Iterator[Record]:
             ),
         }
         yield _record(
-            "runcontext/trigger_holders",
+            TRIGGER_HOLDERS,
             request,
             "trigger holders",
             candidate=candidate_type,
@@ -622,7 +629,7 @@ def _session_context(policies: Path) -> Iterator[Record]:
             "intents": [intent],
         }
         yield _record(
-            "sessioncontext/resolve",
+            SESSION_CONTEXT,
             request,
             "session context: intents",
             caller=caller,
@@ -668,9 +675,8 @@ _PRIVACY_TABLES = ("audit content ceiling", "background answer ceiling")
 
 def _privacy() -> Iterator[Record]:
     """privacy/attempt and privacy/write over stored ceilings, provider and task policies."""
-    kinds = ("audit_content", "background_answer")
-    providers = [*_policies(kinds), ("unreadable (secret)", {"audit_content": "secret"})]
-    tasks = [("no task", None), ("no policy", {}), *list(_policies(kinds))[2:]]
+    providers = [*_policies(CEILING_KINDS), ("unreadable (secret)", {"audit_content": "secret"})]
+    tasks = [("no task", None), ("no policy", {}), *list(_policies(CEILING_KINDS))[2:]]
     for (run_audit, run_answer, run), (task_name, task_policy) in itertools.product(
         _run_ceilings(), tasks
     ):
@@ -683,7 +689,7 @@ def _privacy() -> Iterator[Record]:
         if task is not None:
             write["task"] = task
         yield _record(
-            "privacy/write",
+            PRIVACY_WRITE,
             write,
             [f"privacy write: {name}" for name in _PRIVACY_TABLES],
             run_audit=run_audit,
@@ -697,7 +703,7 @@ def _privacy() -> Iterator[Record]:
             if task is not None:
                 attempt["task"] = task
             yield _record(
-                "privacy/attempt",
+                PRIVACY_ATTEMPT,
                 attempt,
                 [f"privacy attempt: {name}" for name in _PRIVACY_TABLES],
                 run_audit=run_audit,
@@ -742,7 +748,7 @@ def _mixtures(rng: random.Random, count: int) -> Iterator[Record]:
             action = rng.choice(("message.list", "message.read", "message.post"))
             actor = rng.choice(sorted(everyone))
             yield _record(
-                "authz/decision", _decision(action, actor, resources.channel(CHANNEL), facts), None
+                DECISION, _decision(action, actor, resources.channel(CHANNEL), facts), None
             )
         else:
             candidates = sorted(rng.sample(sorted(everyone), rng.randrange(1, len(everyone) + 1)))
@@ -751,7 +757,7 @@ def _mixtures(rng: random.Random, count: int) -> Iterator[Record]:
                 "candidates": candidates,
                 "facts": facts,
             }
-            yield _record("runcontext/trigger_holders", holders, None)
+            yield _record(TRIGGER_HOLDERS, holders, None)
 
 
 FAMILIES = (

@@ -25,7 +25,9 @@ from typing import Any
 
 import orjson
 
+from app.domain.privacy import CEILING_LEVELS
 from policydiff.compare import Change, changes
+from policydiff.generate import LEVELS, ORIGINS, RUN_STATES, STATUSES
 
 __all__ = ["Evaluator", "Fact", "Reduced", "reduce"]
 
@@ -41,12 +43,12 @@ _ENUMS: tuple[tuple[str, ...], ...] = (
     ("regular", "dm"),
     ("principal", "group"),
     ("space", "channel"),
-    ("active", "pending", "disabled", "deleted"),
-    ("read", "write", "trigger", "manage"),
-    ("none", "metadata", "full"),
-    ("queued", "running", "waiting_input", "succeeded", "failed", "cancelled"),
+    STATUSES,
+    LEVELS,
+    CEILING_LEVELS,
+    RUN_STATES,
     ("provisioned", "bound", "stopped"),
-    ("human", "agent", "app", "import", "system"),
+    ORIGINS,
     ("client", "server"),
 )
 _TIMES = ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")

@@ -95,11 +95,13 @@ def _table(report: DiffReport, verdict: Verdict | None) -> str:
 def _markdown(report: DiffReport, verdict: Verdict | None) -> str:
     lines = ["## Policy impact diff", ""]
     lines += [f"* {line}" for line in _summary(report)]
-    lines += [f"* {line}" for line in _verdict_lines(verdict) if not line.startswith("  ")]
-    if verdict is not None:
-        lines += [
-            f"  * {line.strip()}" for line in _verdict_lines(verdict) if line.startswith("  ")
-        ]
+    details: list[str] = []
+    for line in _verdict_lines(verdict):
+        if line.startswith("  "):
+            details.append(f"  * {line.strip()}")
+        else:
+            lines.append(f"* {line}")
+    lines += details
     lines.append("")
     if not report.groups:
         lines.append("No decision changed.")

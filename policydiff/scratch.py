@@ -22,6 +22,9 @@ A batch that OPA cannot evaluate as a whole (a policy raising a conflict error f
 some input) is split in halves until the failing records are found; each of them
 gets ``{"error": <OPA's code>}`` as its outcome, so one bad input never hides the rest.
 
+:func:`replay` sends a corpus to one or more started servers in batches, several in
+flight at once.
+
 :func:`extract_revision` writes a git revision's ``policies/`` into a folder with
 ``git archive``.
 """
@@ -38,13 +41,15 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from opa_client.opa import OpaClient as PolicyLoader
 
-from app.opa_client import OpaClient, OpaUnavailable
+from app.opa_client import OpaClient, OpaHttpError, OpaUnavailable
 from app.policy.gateway import ENTRYPOINTS
+from policydiff.corpus import Record
 
 __all__ = [
     "BATCH_PACKAGE",
@@ -54,9 +59,14 @@ __all__ = [
     "batch_module",
     "extract_revision",
     "free_port",
+    "replay",
 ]
 
 BATCH_PACKAGE = "policydiff_batch"
+
+# The bounds of one batch request of :func:`replay`: records and encoded bytes.
+_BATCH_RECORDS = 500
+_BATCH_BYTES = 2_000_000
 
 # An outcome: {"result": <document>} when defined, {} when undefined, {"error": code}.
 Outcome = dict[str, Any]
@@ -96,14 +106,15 @@ def batch_module(entrypoints: Sequence[str] = ENTRYPOINTS) -> str:
     return "\n".join(lines)
 
 
-def _modules(policies: Path) -> list[Path]:
-    """The policy modules (tests excluded) in an order that loads dependencies first."""
+def _modules(policies: Path) -> list[tuple[Path, str]]:
+    """The policy modules (tests excluded) and their source, dependencies first."""
     files = sorted(
         path for path in policies.rglob("*.rego") if not path.name.endswith("_test.rego")
     )
+    sources = {path: path.read_text(encoding="utf-8") for path in files}
     packages = {}
     for path in files:
-        match = _PACKAGE.search(path.read_text(encoding="utf-8"))
+        match = _PACKAGE.search(sources[path])
         packages[path] = match.group(1) if match else ""
     ordered: list[Path] = []
     visiting: set[Path] = set()
@@ -112,7 +123,7 @@ def _modules(policies: Path) -> list[Path]:
         if path in ordered or path in visiting:
             return
         visiting.add(path)
-        for imported in _IMPORT.findall(path.read_text(encoding="utf-8")):
+        for imported in _IMPORT.findall(sources[path]):
             for other in files:
                 package = packages[other]
                 if other != path and (package == imported or package.startswith(imported + ".")):
@@ -122,7 +133,7 @@ def _modules(policies: Path) -> list[Path]:
 
     for path in files:
         visit(path)
-    return ordered
+    return [(path, sources[path]) for path in ordered]
 
 
 def _data_files(policies: Path) -> list[tuple[str, Any]]:
@@ -209,9 +220,9 @@ class ScratchOpa:
         try:
             for data_path, document in _data_files(self.policies):
                 loader.update_or_create_data(document, data_path)
-            for path in _modules(self.policies):
+            for path, source in _modules(self.policies):
                 loader.update_policy_from_string(
-                    path.read_text(encoding="utf-8"),
+                    source,
                     path.relative_to(self.policies).as_posix(),
                     rego_compat=False,
                 )
@@ -260,7 +271,7 @@ class ScratchOpa:
             if self._process is None or self._process.poll() is not None:
                 raise ScratchError(f"OPA for the {self.name} policies stopped") from exc
             if len(inputs) == 1:
-                return [{"error": _error_code(str(exc))}]
+                return [{"error": _error_code(exc)}]
             half = len(inputs) // 2
             return self.evaluate(entrypoint, inputs[:half]) + self.evaluate(
                 entrypoint, inputs[half:]
@@ -270,9 +281,60 @@ class ScratchOpa:
         return outcomes
 
 
-def _error_code(message: str) -> str:
-    match = re.search(r"answered (\d+)", message)
-    return f"http_{match.group(1)}" if match else "unavailable"
+def _error_code(exc: OpaUnavailable) -> str:
+    if isinstance(exc, OpaHttpError) and exc.status is not None:
+        return f"http_{exc.status}"
+    return "unavailable"
+
+
+def _chunks(indices: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
+    chunks: list[list[int]] = []
+    current: list[int] = []
+    weight = 0
+    for index in indices:
+        if current and (len(current) >= _BATCH_RECORDS or weight + sizes[index] > _BATCH_BYTES):
+            chunks.append(current)
+            current, weight = [], 0
+        current.append(index)
+        weight += sizes[index]
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def replay(
+    pool: ThreadPoolExecutor,
+    servers: Sequence[ScratchOpa],
+    records: Sequence[Record],
+    *,
+    sizes: Sequence[int] | None = None,
+) -> list[list[Outcome]]:
+    """The outcomes of every record on every server, in record order.
+
+    Records are sent per entry point in batches of at most 500 records and 2 MB (a
+    larger record goes alone); ``sizes`` are the records' sizes in bytes,
+    ``len(record.key)`` by default. Every batch is submitted to ``pool`` at once, so
+    several are in flight and every server stays busy.
+
+    Raises:
+        ScratchError: a server stops answering.
+    """
+    if sizes is None:
+        sizes = [len(record.key) for record in records]
+    by_entrypoint: dict[str, list[int]] = {}
+    for index, record in enumerate(records):
+        by_entrypoint.setdefault(record.entrypoint, []).append(index)
+    outcomes: list[list[Outcome]] = [[{} for _ in records] for _ in servers]
+    futures: list[tuple[int, list[int], Future[list[Outcome]]]] = []
+    for entrypoint, indices in by_entrypoint.items():
+        for chunk in _chunks(indices, sizes):
+            inputs = [records[index].input for index in chunk]
+            for position, server in enumerate(servers):
+                futures.append((position, chunk, pool.submit(server.evaluate, entrypoint, inputs)))
+    for position, chunk, future in futures:
+        for index, outcome in zip(chunk, future.result(), strict=True):
+            outcomes[position][index] = outcome
+    return outcomes
 
 
 def extract_revision(revision: str, destination: Path, *, repo: Path) -> Path:
