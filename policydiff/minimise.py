@@ -38,19 +38,21 @@ Path = tuple[str | int, ...]
 
 _MAPS = {"principals", "channels", "spaces", "runners", "ceilings", "policy"}
 _OPTIONAL = {"expires_at", "owner_id", "triggered_by", "parent", "task", "target", "runners"}
-_ENUMS: tuple[tuple[str, ...], ...] = (
-    ("user", "agent", "app"),
-    ("regular", "dm"),
-    ("principal", "group"),
-    ("space", "channel"),
-    STATUSES,
-    LEVELS,
-    CEILING_LEVELS,
-    RUN_STATES,
-    ("provisioned", "bound", "stopped"),
-    ORIGINS,
-    ("client", "server"),
-)
+# The enums of each field name, by field name: a value is varied over the enum of its
+# field that holds it ("agent" is a principal kind and an author origin).
+_ENUMS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "kind": (
+        ("user", "agent", "app"),
+        ("regular", "dm"),
+        ("principal", "group"),
+        ("space", "channel"),
+    ),
+    "status": (STATUSES,),
+    "level": (LEVELS, CEILING_LEVELS),
+    "state": (RUN_STATES, ("provisioned", "bound", "stopped")),
+    "origin": (ORIGINS,),
+    "plane": (("client", "server"),),
+}
 _TIMES = ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")
 # Ids the policies compare with other ids: another id may flip the answer.
 _COMPARED_IDS = {"agent_id", "owner_id", "runner_id", "triggered_by"}
@@ -153,8 +155,8 @@ def _alternatives(path: Path, value: Any) -> list[Any]:
         return [time for time in _TIMES if time != value]
     if key in _COMPARED_IDS:
         return ["someone-else"]
-    for values in _ENUMS:
-        if value in values and key in ("kind", "status", "level", "state", "origin", "plane"):
+    for values in _ENUMS.get(str(key), ()):
+        if value in values:
             return [other for other in values if other != value]
     return []
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from policydiff.compare import Change, changes
-from policydiff.minimise import reduce
+from policydiff.minimise import _alternatives, reduce
 
 ALLOWED = {"allow": True, "reason": "allowed", "status": 200}
 NOT_FOUND = {"allow": False, "reason": "not_found", "status": 404}
@@ -107,3 +107,10 @@ def test_the_facts_that_matter_are_those_whose_change_alone_flips_it() -> None:
         ("facts.channels.general.kind", "dm"),
         ("facts.grants[0].target.kind", "space"),
     }
+
+
+def test_an_origin_is_varied_over_origins_and_a_kind_over_kinds() -> None:
+    # "agent" and "app" are both principal kinds and author origins.
+    assert _alternatives(("authors", 0, "origin"), "agent") == ["human", "app", "import", "system"]
+    assert _alternatives(("authors", 0, "origin"), "app") == ["human", "agent", "import", "system"]
+    assert _alternatives(("facts", "principals", "lotse", "kind"), "agent") == ["user", "app"]
