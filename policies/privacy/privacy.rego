@@ -64,11 +64,12 @@ _readable if {
 		scale.known(ceiling.level)
 		is_boolean(ceiling.explicit)
 	}
-	every kind, level in object.get(input, ["provider", "policy"], {}) {
-		kind in kinds
-		scale.known(level)
-	}
-	every kind, level in object.get(input, ["task", "policy"], {}) {
+	_policy_readable(object.get(input, ["provider", "policy"], {}))
+	_policy_readable(object.get(input, ["task", "policy"], {}))
+}
+
+_policy_readable(policy) if {
+	every kind, level in policy {
 		kind in kinds
 		scale.known(level)
 	}
@@ -84,20 +85,15 @@ _provider(kind) := {"level": level, "explicit": true} if {
 	level := input.provider.policy[kind]
 } else := _default(kind)
 
-_attempt_candidates contains [kind, ceiling] if some [kind, ceiling] in _stored
+# Candidates of both attempt and write: the run's stored ceilings and the task's.
+_candidates := _stored | _task
 
-_attempt_candidates contains [kind, _provider(kind)] if some kind in kinds
+_attempt_candidates := _candidates | {[kind, _provider(kind)] | some kind in kinds}
 
-_attempt_candidates contains pair if some pair in _task
-
-_write_candidates contains [kind, ceiling] if some [kind, ceiling] in _stored
-
-_write_candidates contains [kind, _default(kind)] if {
+_write_candidates := _candidates | {[kind, _default(kind)] |
 	some kind in kinds
 	not input.run.ceilings[kind]
 }
-
-_write_candidates contains pair if some pair in _task
 
 _outcome(candidates) := {
 	"ceilings": ceilings,

@@ -7,7 +7,6 @@
 #   same 404 as an unknown run.
 package authz.runprivacy
 
-import data.authz.levels
 import data.authz.results
 import data.authz.runs
 
@@ -23,10 +22,4 @@ actions := {"provider.attempt", "run.content.write", "run.privacy.read"}
 # scope: document
 default decision := {"allow": false, "reason": "not_found", "status": 404}
 
-decision := results.allowed if {
-	input.resource.kind == "run"
-	input.resource.state in runs.live_states
-	levels.is_active(input.facts, input.actor)
-	input.facts.principals[input.actor].kind == "agent"
-	input.actor == input.resource.agent_id
-}
+decision := results.allowed if runs.own_live_run

@@ -20,13 +20,23 @@ actions := {"run.context.read"}
 default decision := {"allow": false, "reason": "not_found", "status": 404}
 
 decision := results.allowed if {
-	_visible
-	_actor_is_agent
-	input.actor == input.resource.agent_id
+	own_live_run
 } else := results.subject_kind_not_allowed if {
 	_visible
 	not _actor_is_agent
 } else := results.not_self if _visible
+
+# METADATA
+# title: Own live run
+# description: |
+#   The actor is an active agent and the resource is its own run, queued, running
+#   or waiting for input. The one rule for an agent's rights on its own run: the
+#   run decision allows on it and authz.runprivacy allows only on it.
+own_live_run if {
+	_visible
+	_actor_is_agent
+	input.actor == input.resource.agent_id
+}
 
 # METADATA
 # title: Live run states
