@@ -122,6 +122,11 @@ class PayloadTooLarge(ApiError):
     code = "payload_too_large"
     title = "Payload too large"
 
+    def __init__(
+        self, detail: str = "The request body is larger than this service accepts."
+    ) -> None:
+        super().__init__(detail)
+
 
 class UnsupportedMediaType(ApiError):
     """The body's Content-Type is missing or is not UTF-8 JSON."""
@@ -129,6 +134,11 @@ class UnsupportedMediaType(ApiError):
     status = 415
     code = "unsupported_media_type"
     title = "Unsupported media type"
+
+    def __init__(
+        self, detail: str = "The request body needs Content-Type application/json."
+    ) -> None:
+        super().__init__(detail)
 
 
 class NotFound(ApiError):

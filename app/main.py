@@ -10,8 +10,8 @@ The order of work for a request, outermost first:
    the request metric and the request span's name (``app/observability/requests.py``);
 3. Connexion: routing, then security (``app.auth.bearer_info``: one SQL statement,
    401 with ``WWW-Authenticate: Bearer``), then
-   :class:`~app.http.admission.AdmissionMiddleware` (rate limit, Content-Type, 405
-   with ``Allow``), then request validation, the first step that reads the body
+   :class:`~app.http.admission.AdmissionMiddleware` (rate limit, Content-Type),
+   then request validation, the first step that reads the body
    (strict: unknown query parameters are rejected, JSON bodies are closed by
    ``additionalProperties: false``), then the handler.
 
@@ -36,7 +36,7 @@ from connexion.exceptions import ProblemException
 from connexion.lifecycle import ConnexionRequest, ConnexionResponse
 from connexion.middleware import MiddlewarePosition
 from connexion.options import SwaggerUIOptions
-from connexion.resolver import Resolver
+from connexion.resolver import Resolution, Resolver
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException
@@ -85,23 +85,15 @@ def _function_name(operation_id: str, controller: str | None) -> str:
 
 
 class SnakeCaseResolver(Resolver):  # type: ignore[misc]
-    """Resolve camelCase operationIds to snake_case functions of the router controller."""
+    """Resolve camelCase operationIds to snake_case functions of the router controller.
 
-    def resolve_operation_id(self, operation: Any) -> str:
-        return _function_name(operation.operation_id, operation.router_controller)
+    The resolution keeps the spec's operationId, so Connexion's routing names the
+    operation as the contract does (routes, the access log and metrics key on it).
+    """
 
-
-def _operation_ids(spec: dict[str, Any]) -> dict[str, str]:
-    """The spec's operationId of each resolved handler name (Connexion routes by the latter)."""
-    names: dict[str, str] = {}
-    for item in spec.get("paths", {}).values():
-        for operation in item.values():
-            if isinstance(operation, dict) and "operationId" in operation:
-                controller = operation.get("x-openapi-router-controller")
-                names[_function_name(operation["operationId"], controller)] = operation[
-                    "operationId"
-                ]
-    return names
+    def resolve(self, operation: Any) -> Resolution:
+        function = _function_name(operation.operation_id, operation.router_controller)
+        return Resolution(self.resolve_function_from_operation_id(function), operation.operation_id)
 
 
 def _as_api_error(exc: Exception, methods: MethodIndex, path: str) -> ApiError:
@@ -123,9 +115,9 @@ def _as_api_error(exc: Exception, methods: MethodIndex, path: str) -> ApiError:
         if status == 405:
             return MethodNotAllowed(methods.allowed(path) or ())
         if status == 413:
-            return PayloadTooLarge("The request body is larger than this service accepts.")
+            return PayloadTooLarge()
         if status == 415:
-            return UnsupportedMediaType("The request body needs Content-Type application/json.")
+            return UnsupportedMediaType()
         if status == 422:
             return ValidationFailed()
         if status in (400, 406):
@@ -143,7 +135,9 @@ def _fail_closed_source(exc: Exception) -> str:
 
 
 def _error_handler(methods: MethodIndex) -> Any:
-    def handle(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
+    # A coroutine: Connexion would run a plain function in the thread pool, taking a
+    # worker thread from the handlers for every 401, 404 or 429.
+    async def handle(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
         error = _as_api_error(exc, methods, request.url.path)
         if error.status == 503:
             services = services_var.get(None)
@@ -259,12 +253,7 @@ def _connexion_app(validate_responses: bool) -> connexion.AsyncApp:
     spec = load_spec()
     methods = MethodIndex(spec)
     app = connexion.AsyncApp(__name__, specification_dir=str(SPEC_PATH.parent))
-    app.add_middleware(
-        AdmissionMiddleware,
-        position=MiddlewarePosition.BEFORE_VALIDATION,
-        methods=methods,
-        operation_ids=_operation_ids(spec),
-    )
+    app.add_middleware(AdmissionMiddleware, position=MiddlewarePosition.BEFORE_VALIDATION)
     app.add_api(
         copy.deepcopy(spec),
         resolver=SnakeCaseResolver(),

@@ -12,22 +12,21 @@ still without reading a byte of the body:
    (an optional ``charset=utf-8``): a missing or other type is 415
    ``unsupported_media_type``.
 
-A request that routing matched to no operation but whose path the contract knows is
-answered 405 ``method_not_allowed`` with ``Allow`` here; an unknown path falls
-through to Connexion's 404.
+A request that routing matched to no operation passes through untouched: Connexion's
+routing answers a known path with another method (405 with ``Allow``, shaped by the
+app's error handler) and an unknown path (404).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.auth import actor_of, runner_of
-from app.errors import MethodNotAllowed, Unauthenticated, UnsupportedMediaType
+from app.errors import Unauthenticated, UnsupportedMediaType
 from app.http.correlation import note_operation
-from app.http.routes import MethodIndex
+from app.http.headers import header_value
 from app.services import current_services
 
 __all__ = ["AdmissionMiddleware", "check_json_content_type"]
@@ -47,10 +46,10 @@ def check_json_content_type(content_type: str | None) -> None:
             charset.
     """
     if not content_type:
-        raise UnsupportedMediaType("The request body needs Content-Type application/json.")
+        raise UnsupportedMediaType()
     media_type, *parameters = (part.strip() for part in content_type.split(";"))
     if media_type.lower() != "application/json":
-        raise UnsupportedMediaType("The request body needs Content-Type application/json.")
+        raise UnsupportedMediaType()
     for parameter in parameters:
         name, _, value = parameter.partition("=")
         if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in (
@@ -60,38 +59,22 @@ def check_json_content_type(content_type: str | None) -> None:
             raise UnsupportedMediaType("The request body must be UTF-8 JSON.")
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key == name:
-            text: str = value.decode("latin-1")
-            return text
-    return None
-
-
 class AdmissionMiddleware:
     """Connexion middleware at ``MiddlewarePosition.BEFORE_VALIDATION`` (see module doc)."""
 
-    def __init__(
-        self, app: ASGIApp, methods: MethodIndex, operation_ids: Mapping[str, str]
-    ) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.methods = methods
-        # Connexion's routing names the resolved handler; routes are keyed by operationId.
-        self.operation_ids = operation_ids
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         extensions: dict[str, Any] = scope.get("extensions", {})
-        resolved = extensions.get(_ROUTING, {}).get("operation_id")
-        if resolved is None:
-            allow = self.methods.allowed(scope.get("path", ""))
-            if allow is not None:
-                raise MethodNotAllowed(allow)
+        # The spec's operationId (app.main.SnakeCaseResolver keeps it for routing).
+        operation_id = extensions.get(_ROUTING, {}).get("operation_id")
+        if operation_id is None:
             await self.app(scope, receive, send)
             return
-        operation_id = self.operation_ids.get(resolved, resolved)
         note_operation(operation_id)
         services = current_services()
         route = services.routes.get(operation_id)
@@ -104,5 +87,5 @@ class AdmissionMiddleware:
             if holder is not None:
                 services.limiter.check(route.rate_class, holder.id)
             if route.has_body:
-                check_json_content_type(_header(scope, b"content-type"))
+                check_json_content_type(header_value(scope, b"content-type"))
         await self.app(scope, receive, send)

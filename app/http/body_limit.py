@@ -20,19 +20,15 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import PayloadTooLarge
+from app.http.headers import header_value
 
 __all__ = ["BodyLimitMiddleware"]
 
-_TOO_LARGE = "The request body is larger than this service accepts."
-
 
 def _declared_length(scope: Scope) -> int | None:
-    for name, value in scope.get("headers", []):
-        if name == b"content-length":
-            text = value.decode("latin-1").strip()
-            # uvicorn's parsers reject a malformed Content-Length before the app runs.
-            return int(text) if text.isdigit() else None
-    return None
+    text = (header_value(scope, b"content-length") or "").strip()
+    # uvicorn's parsers reject a malformed Content-Length before the app runs.
+    return int(text) if text.isdigit() else None
 
 
 class BodyLimitMiddleware:
@@ -56,12 +52,12 @@ class BodyLimitMiddleware:
                 checked_length = True
                 declared = _declared_length(scope)
                 if declared is not None and declared > limit:
-                    raise PayloadTooLarge(_TOO_LARGE)
+                    raise PayloadTooLarge()
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise PayloadTooLarge(_TOO_LARGE)
+                    raise PayloadTooLarge()
             return message
 
         await self.app(scope, limited_receive, send)

@@ -22,6 +22,8 @@ from typing import Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.http.headers import header_value
+
 __all__ = [
     "HEADER",
     "CorrelationMiddleware",
@@ -87,11 +89,7 @@ class CorrelationMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        incoming = ""
-        for name, value in scope.get("headers", []):
-            if name == b"x-correlation-id":
-                incoming = value.decode("latin-1")
-                break
+        incoming = header_value(scope, b"x-correlation-id") or ""
         correlation_id = incoming if _SAFE.match(incoming) else uuid.uuid4().hex
         token = _current.set(correlation_id)
         info: dict[str, str] = {}

@@ -26,7 +26,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from app.config import Settings
 from app.errors import InvalidRequest
 from app.http.encoding import dumps
-from app.http.problem import PROBLEM_TYPE_BASE
+from app.http.problem import problem_body
 
 __all__ = ["LimitedHttpToolsProtocol", "server_options"]
 
@@ -68,16 +68,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     def send_400_response(self, msg: str) -> None:
         correlation_id = uuid.uuid4().hex
         error = InvalidRequest("The HTTP request cannot be parsed or its head is too large.")
-        body = dumps(
-            {
-                "type": PROBLEM_TYPE_BASE + error.code,
-                "title": error.title,
-                "status": error.status,
-                "code": error.code,
-                "correlation_id": correlation_id,
-                "detail": error.detail,
-            }
-        )
+        body = dumps({**problem_body(error), "correlation_id": correlation_id})
         head = [
             b"HTTP/1.1 400 Bad Request\r\n",
             b"content-type: application/problem+json\r\n",

@@ -35,8 +35,10 @@ class ObservedRequest:
         template, never the raw path) and ``agent_authz.operation``.
         """
         span = self._span
+        if span is None or not span.is_recording():
+            return
         route = self._observer.routes.get(operation_id)
-        if span is None or route is None or not span.is_recording():
+        if route is None:
             return
         span.update_name(f"{route.method} {route.path}")
         span.set_attribute("http.route", route.path)
@@ -62,12 +64,14 @@ class ObservedRequests:
         self.routes = routes
         self.metrics = metrics
         self._traced = traced
+        # Without tracing every request is watched alike: one watcher serves them all.
+        self._untraced = ObservedRequest(self, None)
 
     def started(self, correlation_id: str) -> ObservedRequest:
         """A request starts; its span (the current one) gets the correlation id."""
-        span: Span | None = None
-        if self._traced:
-            span = trace.get_current_span()
-            if span.is_recording():
-                span.set_attribute("agent_authz.correlation_id", correlation_id)
+        if not self._traced:
+            return self._untraced
+        span = trace.get_current_span()
+        if span.is_recording():
+            span.set_attribute("agent_authz.correlation_id", correlation_id)
         return ObservedRequest(self, span)

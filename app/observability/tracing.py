@@ -94,8 +94,9 @@ ALLOWED_ATTRIBUTES = frozenset(
     }
 )
 # The OPA calls' URL is the sidecar's address and the entry point's path, no value.
-_OPA_URL_ATTRIBUTES = frozenset({"http.url", "url.full"})
-_EXCEPTION_TYPE = "exception.type"
+_OPA_CALL_ATTRIBUTES = ALLOWED_ATTRIBUTES | frozenset({"http.url", "url.full"})
+# An exception event keeps its type only: messages can quote values.
+_EXCEPTION_ATTRIBUTES = frozenset({"exception.type"})
 
 
 class TracingConfigError(ValueError):
@@ -111,11 +112,11 @@ def _scrubbed_attributes(
 def _scrub(span: ReadableSpan) -> ReadableSpan:
     scope = span.instrumentation_scope
     opa_call = span.kind is trace.SpanKind.CLIENT and scope is not None and "urllib3" in scope.name
-    allowed = ALLOWED_ATTRIBUTES | _OPA_URL_ATTRIBUTES if opa_call else ALLOWED_ATTRIBUTES
+    allowed = _OPA_CALL_ATTRIBUTES if opa_call else ALLOWED_ATTRIBUTES
     events = [
         Event(
             event.name,
-            _scrubbed_attributes(event.attributes, frozenset({_EXCEPTION_TYPE})),
+            _scrubbed_attributes(event.attributes, _EXCEPTION_ATTRIBUTES),
             event.timestamp,
         )
         for event in span.events

@@ -906,7 +906,7 @@ def create_flask_app(settings: Settings) -> Application:
     import connexion
     from connexion.utils import get_function_from_name
 
-    from app.http.routes import SPEC_PATH, load_routes, load_spec
+    from app.http.routes import SPEC_PATH, MethodIndex, load_routes, load_spec
     from app.http.validation import validator_map
     from app.main import _error_handler
     from app.services import build_services
@@ -924,9 +924,10 @@ def create_flask_app(settings: Settings) -> Application:
         validator_map=validator_map(),
         swagger_ui_options=None,
     )
+    handle = _error_handler(MethodIndex(spec))
     for status in (401, 404, 405, 406, 415):
-        flask_app.add_error_handler(status, _error_handler)
-    flask_app.add_error_handler(Exception, _error_handler)
+        flask_app.add_error_handler(status, handle)
+    flask_app.add_error_handler(Exception, handle)
     return Application(services, flask_app)
 
 
