@@ -240,7 +240,9 @@ def run_diff(
             examples=examples,
         )
     finally:
-        base.stop()
-        head.stop()
+        try:
+            base.close()
+        finally:
+            head.close()
     report.seconds = {"start": start, **report.seconds, "total": time.monotonic() - started}
     return report

@@ -156,7 +156,8 @@ class ScratchOpa:
         binary: the OPA binary (``.bin/opa``).
         name: used in error messages (``base``, ``working tree``).
 
-    Use as a context manager; :meth:`stop` ends the process.
+    Use as a context manager; :meth:`stop` ends the process, :meth:`close` ends it
+    and closes its output file (leaving the context closes).
     """
 
     def __init__(self, policies: Path, *, binary: Path, name: str) -> None:
@@ -165,16 +166,21 @@ class ScratchOpa:
         self.name = name
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
-        # OPA's output, read only for error messages; closed by stop().
+        # OPA's output, read only for error messages; kept across the restarts of
+        # _spawn (which stop() between attempts), closed by close().
         self._log = tempfile.TemporaryFile()  # noqa: SIM115
         self._loader: PolicyLoader | None = None
         self._client: OpaClient | None = None
 
     def __enter__(self) -> ScratchOpa:
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
 
     def __exit__(self, *_exc: object) -> None:
-        self.stop()
+        self.close()
 
     def _spawn(self) -> None:
         if not self.binary.exists():
@@ -252,6 +258,13 @@ class ScratchOpa:
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
+
+    def close(self) -> None:
+        """End the OPA process and close its output file (idempotent; no restart after)."""
+        try:
+            self.stop()
+        finally:
+            self._log.close()
 
     def evaluate(self, entrypoint: str, inputs: Sequence[Any]) -> list[Outcome]:
         """The outcome of every input at ``entrypoint``, in order, in one request.
