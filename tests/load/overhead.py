@@ -519,10 +519,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def replace_section(report: str, section: str) -> str:
-    """``report`` with its overhead section (to the end) replaced by ``section``."""
-    head = report.split(f"\n{HEADING}\n", 1)[0].rstrip("\n")
-    return f"{head}\n\n{section}"
+def replace_section(report: str, section: str, tail: str) -> str:
+    """``report`` with its overhead section replaced by ``section``, then ``tail``.
+
+    ``tail`` is what ``make bench`` keeps below its marker (``bench.kept_tail``); the
+    old section runs to that marker, or to the end of a report without one.
+    """
+    from tests.load.bench import KEEP_MARKER
+
+    before_tail = report.split(KEEP_MARKER, 1)[0]
+    head = before_tail.split(f"\n{HEADING}\n", 1)[0].rstrip("\n")
+    return f"{head}\n\n{section}{tail}"
 
 
 # -------------------------------------------------------------------------------- main
@@ -531,7 +538,7 @@ def replace_section(report: str, section: str) -> str:
 def _standalone(args: argparse.Namespace) -> int:
     """Measure with the benchmark's world and replace the section of the report."""
     from repositories.migrate import upgrade
-    from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, bench_world
+    from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, bench_world, kept_tail
     from tests.support.services import PostgresCluster
     from tests.support.world import load
 
@@ -563,7 +570,7 @@ def _standalone(args: argparse.Namespace) -> int:
     print(section)
     if not args.no_write:
         current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
-        OUTPUT.write_text(replace_section(current, section), encoding="utf-8")
+        OUTPUT.write_text(replace_section(current, section, kept_tail(OUTPUT)), encoding="utf-8")
         print(f"wrote the overhead section of {OUTPUT}", file=sys.stderr)
     return 0
 
