@@ -62,7 +62,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-import psycopg2
 import requests
 import uvicorn
 
@@ -72,7 +71,15 @@ from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from repositories.migrate import upgrade
 from tests.load import overhead
-from tests.support.services import REPO_ROOT, OpaServer, PostgresCluster, free_port
+from tests.support.services import (
+    REPO_ROOT,
+    AppProcess,
+    OpaServer,
+    PostgresCluster,
+    ServiceError,
+    free_port,
+    run_sql,
+)
 from tests.support.world import load
 
 SIZES = (10, 100, 1000, 100_000)
@@ -325,7 +332,7 @@ def grow_threads(database_url: str, ids: dict[str, str]) -> None:
         if size <= WORLD_LIMIT:
             continue
         thread, trigger = ids[f"t{size}"], ids[f"trigger{size}"]
-        _admin(
+        run_sql(
             database_url,
             f"UPDATE messages SET thread_seq = {size + 1} WHERE id = '{trigger}'",
             f"""
@@ -349,7 +356,7 @@ def grow_threads(database_url: str, ids: dict[str, str]) -> None:
             WHERE m.thread_id = '{thread}' AND m.thread_seq <= {size}
             """,
         )
-    _admin(database_url, "VACUUM ANALYZE")
+    run_sql(database_url, "VACUUM ANALYZE")
 
 
 # ---------------------------------------------------------------------------- machine
@@ -548,18 +555,12 @@ def opa_call(
 # ------------------------------------------------------------------------- processes
 
 
-def _admin(url: str, *statements: str) -> list[Any]:
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    results: list[Any] = []
-    try:
-        with conn.cursor() as cursor:
-            for statement in statements:
-                cursor.execute(statement)
-                results.append(cursor.fetchall() if cursor.description else None)
-    finally:
-        conn.close()
-    return results
+def prepare_database(cluster: PostgresCluster, name: str = DATABASE) -> tuple[str, dict[str, str]]:
+    """Create and migrate database ``name`` and load :func:`bench_world`; URL and ids."""
+    run_sql(cluster.admin_url, f'CREATE DATABASE "{name}"')
+    database_url = cluster.url(name)
+    upgrade(database_url)
+    return database_url, load(database_url, bench_world())
 
 
 @contextlib.contextmanager
@@ -567,56 +568,29 @@ def app_process(
     database_url: str, opa_url: str, command: tuple[str, ...] = ("app", "serve")
 ) -> Iterator[str]:
     """``python -m app serve`` (or another module) in its own process; yields its URL."""
-    port = free_port()
     env = {key: value for key, value in os.environ.items() if key != "CONFIG_FILE"}
     env.update(
         {
             "DATABASE_URL": database_url,
             "OPA_URL": opa_url,
-            "HOST": "127.0.0.1",
-            "PORT": str(port),
             "LOG_LEVEL": "WARNING",
             "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
             "PYTHONUNBUFFERED": "1",
         }
     )
-    log_fd, log_name = tempfile.mkstemp(prefix="bench-app-", suffix=".log")
-    log_path = Path(log_name)
-    with os.fdopen(log_fd, "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", *command],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    probe = _session()
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise BenchError("the app exited: " + log_path.read_text()[-2000:])
-            with contextlib.suppress(requests.RequestException):
-                if probe.get(f"{base_url}/readyz", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise BenchError("the app did not become ready")
-            time.sleep(0.1)
-        yield base_url
-    finally:
-        probe.close()
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        tail = log_path.read_text(errors="replace").strip()
-        if tail:
-            print(f"app log (last lines):\n{tail[-1500:]}", file=sys.stderr)
-        log_path.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bench-app-") as work:
+        log_path = Path(work) / "app.log"
+        try:
+            with AppProcess.start(command, env, log_path) as app:
+                try:
+                    app.wait_ready()
+                except ServiceError as exc:
+                    raise BenchError(str(exc)) from exc
+                yield app.base_url
+        finally:
+            tail = log_path.read_text(errors="replace").strip() if log_path.exists() else ""
+            if tail:
+                print(f"app log (last lines):\n{tail[-1500:]}", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -783,7 +757,7 @@ def measure_costs(
                 url = f"{base_url}/api/v1/runs/{run_id}/context"
                 for _ in range(3):  # warm: pool connections, first-use statements
                     session.get(url, headers=headers, timeout=REQUEST_TIMEOUT).raise_for_status()
-                _admin(
+                run_sql(
                     cluster.admin_url,
                     "ALTER SYSTEM SET log_min_duration_statement = 0",
                     "SELECT pg_reload_conf()",
@@ -801,7 +775,7 @@ def measure_costs(
                     raise BenchError("requests of one size differ in OPA calls or statements")
                 time.sleep(0.3)
                 pg = _median_statements(_pg_statements_logged(log_path, offset))
-                _admin(
+                run_sql(
                     cluster.admin_url,
                     "ALTER SYSTEM RESET log_min_duration_statement",
                     "SELECT pg_reload_conf()",
@@ -1703,10 +1677,7 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
         stack.callback(opa.stop)
         opa.start()
-        _admin(cluster.admin_url, f'CREATE DATABASE "{DATABASE}"')
-        database_url = cluster.url(DATABASE)
-        upgrade(database_url)
-        ids = load(database_url, bench_world())
+        database_url, ids = prepare_database(cluster)
         grow_threads(database_url, ids)
         runs = {size: ids[f"r{size}"] for size in SIZES}
 

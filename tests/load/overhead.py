@@ -41,7 +41,6 @@ import os
 import random
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -60,7 +59,7 @@ from app.logs import configure_logging
 from app.main import create_app
 from app.observability.exposition import exposition_registry, start_listener
 from app.observability.tracing import Tracing
-from tests.support.services import REPO_ROOT, OpaServer, free_port
+from tests.support.services import AppProcess, OpaServer, ServiceError, free_port
 
 __all__ = [
     "MODES",
@@ -173,20 +172,16 @@ def serve(mode: str, spans_file: Path | None) -> int:
 @dataclass
 class _Server:
     mode: str
-    process: subprocess.Popen[bytes]
-    base_url: str
+    app: AppProcess
     metrics_url: str | None
     spans_file: Path
-    log: Path
-    directory: str | None = None
 
 
 @contextlib.contextmanager
 def _servers(database_url: str, opa_url: str, workdir: Path) -> Iterator[list[_Server]]:
-    servers: list[_Server] = []
-    try:
+    with contextlib.ExitStack() as stack:
+        servers: list[_Server] = []
         for mode in MODES:
-            port = free_port()
             env = {
                 k: v
                 for k, v in os.environ.items()
@@ -196,15 +191,13 @@ def _servers(database_url: str, opa_url: str, workdir: Path) -> Iterator[list[_S
                 {
                     "DATABASE_URL": database_url,
                     "OPA_URL": opa_url,
-                    "HOST": "127.0.0.1",
-                    "PORT": str(port),
                     "LOG_LEVEL": "WARNING",
                     "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
                     "PYTHONUNBUFFERED": "1",
                     "PYTHONHASHSEED": "0",
                 }
             )
-            metrics_url = directory = None
+            metrics_url = None
             if mode in ("metrics", "both"):
                 metrics_port = free_port()
                 directory = tempfile.mkdtemp(prefix=f"bench-metrics-{mode}-", dir=workdir)
@@ -213,64 +206,18 @@ def _servers(database_url: str, opa_url: str, workdir: Path) -> Iterator[list[_S
                 )
                 metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
             spans_file = workdir / f"spans-{mode}.json"
-            log = workdir / f"server-{mode}.log"
-            with log.open("wb") as sink:
-                process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "tests.load.overhead",
-                        "--serve",
-                        mode,
-                        "--spans-file",
-                        str(spans_file),
-                    ],
-                    cwd=REPO_ROOT,
-                    env=env,
-                    stdout=sink,
-                    stderr=subprocess.STDOUT,
-                )
-            servers.append(
-                _Server(
-                    mode,
-                    process,
-                    f"http://127.0.0.1:{port}",
-                    metrics_url,
-                    spans_file,
-                    log,
-                    directory,
-                )
-            )
-        for server in servers:
-            _wait_ready(server)
-        yield servers
-    finally:
-        for server in servers:
-            if server.process.poll() is None:
-                # SIGINT: uvicorn stops gracefully, then re-raises it as KeyboardInterrupt,
-                # so the server's finally block still writes its span count.
-                server.process.send_signal(signal.SIGINT)
+            command = ("tests.load.overhead", "--serve", mode, "--spans-file", str(spans_file))
+            app = AppProcess.start(command, env, workdir / f"server-{mode}.log", name=mode)
+            # SIGINT: uvicorn stops gracefully, then re-raises it as KeyboardInterrupt,
+            # so the server's finally block still writes its span count.
+            stack.callback(app.stop, signal.SIGINT, 30)
+            servers.append(_Server(mode, app, metrics_url, spans_file))
         for server in servers:
             try:
-                server.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.process.kill()
-                server.process.wait()
-
-
-def _wait_ready(server: _Server) -> None:
-    deadline = time.monotonic() + 60
-    with requests.Session() as probe:
-        probe.trust_env = False
-        while True:
-            if server.process.poll() is not None:
-                raise OverheadError(f"{server.mode} exited: {server.log.read_text()[-2000:]}")
-            with contextlib.suppress(requests.RequestException):
-                if probe.get(f"{server.base_url}/readyz", timeout=1).status_code == 200:
-                    return
-            if time.monotonic() > deadline:
-                raise OverheadError(f"{server.mode} did not become ready")
-            time.sleep(0.1)
+                server.app.wait_ready()
+            except ServiceError as exc:
+                raise OverheadError(str(exc)) from exc
+        yield servers
 
 
 # ------------------------------------------------------------------------ measurement
@@ -361,7 +308,7 @@ def _block(
                 for server in order:
                     begin = time.perf_counter()
                     response = sessions[server.mode].get(
-                        server.base_url + path, headers=headers, timeout=REQUEST_TIMEOUT
+                        server.app.base_url + path, headers=headers, timeout=REQUEST_TIMEOUT
                     )
                     elapsed = (time.perf_counter() - begin) * 1000
                     if response.status_code != 200:
@@ -380,7 +327,7 @@ def _block(
             if server.mode in ("tracing", "both"):
                 if not server.spans_file.exists():
                     raise OverheadError(
-                        f"{server.mode} wrote no span count: {server.log.read_text()[-2000:]}"
+                        f"{server.mode} wrote no span count: {server.app.log.read_text()[-2000:]}"
                     )
                 counts = json.loads(server.spans_file.read_text())
                 if counts["context_requests"] != sent:
@@ -537,26 +484,15 @@ def replace_section(report: str, section: str, tail: str) -> str:
 
 def _standalone(args: argparse.Namespace) -> int:
     """Measure with the benchmark's world and replace the section of the report."""
-    from repositories.migrate import upgrade
-    from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, bench_world, kept_tail
+    from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, kept_tail, prepare_database
     from tests.support.services import PostgresCluster
-    from tests.support.world import load
 
     with contextlib.ExitStack() as stack:
         print("starting PostgreSQL ...", file=sys.stderr)
         cluster = PostgresCluster()
         stack.callback(cluster.stop)
         cluster.start()
-        import psycopg2
-
-        conn = psycopg2.connect(cluster.admin_url)
-        conn.autocommit = True
-        with conn.cursor() as cursor:
-            cursor.execute('CREATE DATABASE "overhead"')
-        conn.close()
-        database_url = cluster.url("overhead")
-        upgrade(database_url)
-        ids = load(database_url, bench_world())
+        database_url, ids = prepare_database(cluster, "overhead")
         print(f"overhead: {args.overhead_rounds} rounds ...", file=sys.stderr)
         result = measure_overhead(
             database_url,

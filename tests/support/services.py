@@ -1,9 +1,11 @@
-"""Throwaway PostgreSQL clusters and OPA servers as local processes for the tests.
+"""Throwaway PostgreSQL clusters, OPA servers and app processes for the tests.
 
 The default test path needs no Docker: PostgreSQL comes from Debian's package
 (``scripts/install-postgres.sh``) and runs as a cluster in a temp dir on a free port;
 OPA is the real binary built into ``.bin/`` by ``scripts/build-tools.sh``. A missing
 binary raises :class:`ServiceError`, so integration tests fail, never skip.
+:class:`AppProcess` runs the app as ``python -m app serve`` (or a variant) does, and
+:func:`run_sql` sends statements to a database in autocommit mode.
 """
 
 from __future__ import annotations
@@ -12,16 +14,30 @@ import contextlib
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
 
+import psycopg2
 import requests
 
-__all__ = ["REPO_ROOT", "OpaServer", "PostgresCluster", "ServiceError", "free_port"]
+__all__ = [
+    "REPO_ROOT",
+    "AppProcess",
+    "OpaServer",
+    "PostgresCluster",
+    "ServiceError",
+    "free_port",
+    "run_sql",
+]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,6 +51,24 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def run_sql(url: str, *statements: str) -> list[tuple[Any, ...]]:
+    """Run ``statements`` in autocommit mode; returns the rows of the last one ([] if none).
+
+    Each statement is its own transaction, so ``CREATE DATABASE`` works too.
+    """
+    conn = psycopg2.connect(url)
+    conn.autocommit = True
+    rows: list[tuple[Any, ...]] = []
+    try:
+        with conn.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+                rows = list(cursor.fetchall()) if cursor.description else []
+    finally:
+        conn.close()
+    return rows
 
 
 def _postgres_bin() -> Path:
@@ -181,3 +215,76 @@ class OpaServer:
     def read_log(self) -> str:
         """Everything OPA wrote so far (decision logs included)."""
         return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+
+@dataclass
+class AppProcess:
+    """The app in a child process, as ``python -m app serve`` runs it; output to ``log``.
+
+    ``command`` follows ``python -m`` (``("app", "serve")`` or a variant of the app);
+    the process runs in the repository with ``env`` plus ``HOST`` 127.0.0.1 and a free
+    ``PORT``. :meth:`wait_ready` polls ``/readyz``; :meth:`stop` (also on leaving a
+    ``with`` block) signals it and waits, killing it if it does not exit in time.
+    """
+
+    process: subprocess.Popen[bytes]
+    base_url: str
+    log: Path
+    name: str
+
+    @classmethod
+    def start(
+        cls, command: Sequence[str], env: Mapping[str, str], log: Path, *, name: str = "the app"
+    ) -> AppProcess:
+        """Start ``python -m <command>``; ``name`` is used in error messages."""
+        port = free_port()
+        with log.open("ab") as sink:
+            process = subprocess.Popen(
+                [sys.executable, "-m", *command],
+                cwd=REPO_ROOT,
+                env={**env, "HOST": "127.0.0.1", "PORT": str(port)},
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+            )
+        return cls(process, f"http://127.0.0.1:{port}", log, name)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        """Return once ``/readyz`` answers 200.
+
+        Raises:
+            ServiceError: the process exited (with the end of its log) or did not
+                become ready within ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        with requests.Session() as probe:
+            probe.trust_env = False
+            while True:
+                if self.process.poll() is not None:
+                    raise ServiceError(f"{self.name} exited: {self.log.read_text()[-2000:]}")
+                with contextlib.suppress(requests.RequestException):
+                    if probe.get(f"{self.base_url}/readyz", timeout=1).status_code == 200:
+                        return
+                if time.monotonic() > deadline:
+                    raise ServiceError(f"{self.name} did not become ready")
+                time.sleep(0.1)
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
+        """Send ``sig`` if still running, wait ``timeout`` seconds, then kill (idempotent)."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -11,36 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 from tests.integration.foundation.conftest import messages_path
 from tests.support.client import ApiClient
-from tests.support.services import REPO_ROOT, OpaServer, free_port
+from tests.support.services import AppProcess, OpaServer
 
 pytestmark = pytest.mark.integration
-
-
-def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"replica exited: {log.read_text()[-2000:]}")
-        try:
-            if requests.get(f"{base_url}/readyz", timeout=1).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("replica did not become ready")
 
 
 @contextlib.contextmanager
@@ -48,36 +30,25 @@ def _two_replicas(
     database_url: str, opa_url: str, logs: Path, **settings: str
 ) -> Iterator[list[str]]:
     """Start two ``python -m app serve`` processes; yields their base URLs."""
-    started: list[tuple[subprocess.Popen[bytes], str, Path]] = []
-    try:
-        for n in (1, 2):
-            port = free_port()
-            log = logs / f"replica-{n}.log"
-            env = {**os.environ, "DATABASE_URL": database_url, "OPA_URL": opa_url}
-            # One worker per replica: each worker process has buckets of its own, and
-            # this test is about what replicas share.
-            env.update({"PORT": str(port), "HOST": "127.0.0.1", "SERVER_WORKERS": "1"})
-            env.update(settings)
-            with log.open("ab") as sink:
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "app", "serve"],
-                    cwd=REPO_ROOT,
-                    env=env,
-                    stdout=sink,
-                    stderr=subprocess.STDOUT,
-                )
-            started.append((process, f"http://127.0.0.1:{port}", log))
-        for process, url, log in started:
-            _wait_ready(process, url, log)
-        yield [url for _process, url, _log in started]
-    finally:
-        for process, _url, _log in started:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    # One worker per replica: each worker process has buckets of its own, and this
+    # test is about what replicas share.
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "OPA_URL": opa_url,
+        "SERVER_WORKERS": "1",
+        **settings,
+    }
+    with contextlib.ExitStack() as stack:
+        replicas = [
+            stack.enter_context(
+                AppProcess.start(("app", "serve"), env, logs / f"replica-{n}.log", name="replica")
+            )
+            for n in (1, 2)
+        ]
+        for replica in replicas:
+            replica.wait_ready()
+        yield [replica.base_url for replica in replicas]
 
 
 @pytest.fixture

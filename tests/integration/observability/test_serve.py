@@ -27,7 +27,7 @@ from prometheus_client.mmap_dict import MmapedDict
 from tests.integration.observability.conftest import Sample, sample, scrape
 from tests.integration.observability.test_metrics import _world
 from tests.support.otlp import OtlpReceiver, ReceivedSpan
-from tests.support.services import REPO_ROOT, OpaServer, free_port
+from tests.support.services import REPO_ROOT, AppProcess, OpaServer, free_port
 from tests.support.world import load
 
 pytestmark = pytest.mark.integration
@@ -39,43 +39,19 @@ REQUESTS = 40
 
 
 @contextlib.contextmanager
-def _serve(env: dict[str, str], log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _serve(env: dict[str, str], log: Path) -> Iterator[str]:
     """``python -m app serve`` with ``env``; yields its base URL once /readyz answers."""
-    port = free_port()
     full = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "PROMETHEUS_"))},
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
         "LOG_LEVEL": "WARNING",
         **env,
     }
-    with log.open("ab") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app", "serve"],
-            cwd=REPO_ROOT,
-            env=full,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}"
+    app = AppProcess.start(("app", "serve"), full, log, name="serve")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"serve exited: {log.read_text()[-2000:]}")
-            with contextlib.suppress(requests.RequestException):
-                if requests.get(f"{base_url}/readyz", timeout=1).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, "serve did not become ready"
-            time.sleep(0.1)
-        yield base_url, process
+        app.wait_ready()
+        yield app.base_url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        app.stop(timeout=15)
 
 
 def _read_contexts(base_url: str, run_id: str, count: int, threads: int) -> None:
@@ -151,7 +127,7 @@ def test_two_workers_are_counted_together_and_export_traces(
         "OTEL_BSP_SCHEDULE_DELAY": "100",
     }
     url = f"http://127.0.0.1:{metrics_port}/metrics"
-    with _serve(env, tmp_path / "serve.log") as (base_url, _process):
+    with _serve(env, tmp_path / "serve.log") as base_url:
         before = scrape(url)
         _read_contexts(base_url, loaded["r1"], REQUESTS, threads=8)
         after = scrape(url)
@@ -203,7 +179,7 @@ def test_one_worker_serves_its_own_registry(
         "METRICS_PORT": str(metrics_port),
     }
     url = f"http://127.0.0.1:{metrics_port}/metrics"
-    with _serve(env, tmp_path / "serve.log") as (base_url, _process):
+    with _serve(env, tmp_path / "serve.log") as base_url:
         before = scrape(url)
         _read_contexts(base_url, loaded["r1"], 4, threads=2)
         after = scrape(url)
