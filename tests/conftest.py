@@ -17,19 +17,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg2
 import pytest
 import uvicorn
+from sqlalchemy import text
 
 from app.config import Settings, load_settings
 from app.http.protocol import server_options
 from app.logs import configure_logging
 from app.main import Application, create_app
 from app.observability.tracing import Tracing
+from repositories import make_engine
 from repositories.migrate import upgrade
 from tests.support.client import ApiClient
 from tests.support.corpus import recording_overrides
-from tests.support.services import OpaServer, PostgresCluster, free_port
+from tests.support.services import OpaServer, PostgresCluster, free_port, run_sql
 
 TEMPLATE_DB = "agent_authz_template"
 
@@ -63,7 +64,7 @@ def postgres() -> Iterator[Postgres]:
         cluster = PostgresCluster().start()
         server = Postgres(admin_url=cluster.admin_url, url_for=cluster.url)
     try:
-        _admin(server.admin_url, f'CREATE DATABASE "{TEMPLATE_DB}"')
+        run_sql(server.admin_url, f'CREATE DATABASE "{TEMPLATE_DB}"')
         upgrade(server.url_for(TEMPLATE_DB))
         yield server
     finally:
@@ -73,23 +74,30 @@ def postgres() -> Iterator[Postgres]:
             cluster.stop()
 
 
-def _admin(url: str, statement: str) -> None:
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute(statement)
-    finally:
-        conn.close()
-
-
 @pytest.fixture
 def database_url(postgres: Postgres) -> Iterator[str]:
     """A fresh, migrated, empty database for one test (copied from the template)."""
     name = f"t_{uuid.uuid4().hex[:16]}"
-    _admin(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
+    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
     yield postgres.url_for(name)
-    _admin(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def sql(database_url: str) -> Iterator[Callable[..., list[Any]]]:
+    """Run one statement on this test's database in its own transaction; returns all rows.
+
+    Parameters are SQLAlchemy's named ones: ``sql("... WHERE id = :id", id=...)``.
+    """
+    engine = make_engine(database_url)
+
+    def run(statement: str, **params: Any) -> list[Any]:
+        with engine.begin() as conn:
+            result = conn.execute(text(statement), params)
+            return list(result.all()) if result.returns_rows else []
+
+    yield run
+    engine.dispose()
 
 
 @pytest.fixture(scope="session")

@@ -14,9 +14,7 @@ from typing import Any
 
 import pytest
 import requests
-from sqlalchemy import text
 
-from repositories import make_engine
 from tests.support.comms_world import CommsWorld, comms_world
 from tests.support.run_context_world import audit_rows
 
@@ -34,16 +32,6 @@ def _comparable(response: requests.Response) -> tuple[int, dict[str, Any], dict[
         k.lower(): v for k, v in response.headers.items() if k.lower() not in VARYING_HEADERS
     }
     return response.status_code, body, headers
-
-
-def _sql(database_url: str, statement: str, **params: Any) -> list[Any]:
-    engine = make_engine(database_url)
-    try:
-        with engine.begin() as conn:
-            result = conn.execute(text(statement), params)
-            return list(result.all()) if result.returns_rows else []
-    finally:
-        engine.dispose()
 
 
 def _list(world: CommsWorld, session_id: str, runner: str = "runner-a") -> requests.Response:
@@ -72,7 +60,7 @@ def test_unknown_stopped_stale_and_foreign_sessions_answer_the_same_404(
     assert _comparable(stale) == _comparable(unknown)
 
 
-def test_a_stopped_session_is_gone_for_reload_stop_and_relay(start_comms: Start) -> None:
+def test_a_stopped_session_is_gone_for_reload_stop_and_relay(start_comms: Start, sql: Any) -> None:
     world = start_comms()
     runner = world.runner()
 
@@ -81,9 +69,7 @@ def test_a_stopped_session_is_gone_for_reload_stop_and_relay(start_comms: Start)
     assert runner.delete("/api/v1/runner/sessions/sess-1").status_code == 404
     assert runner.post("/api/v1/runner/sessions/sess-1/reload").status_code == 404
     assert _list(world, "sess-1").status_code == 404
-    assert (
-        _sql(world.database_url, "SELECT 1 FROM session_bindings WHERE session_id = 'sess-1'") == []
-    )
+    assert sql("SELECT 1 FROM session_bindings WHERE session_id = 'sess-1'") == []
 
 
 def test_a_reload_keeps_the_binding(start_comms: Start) -> None:
@@ -138,13 +124,12 @@ def test_after_re_enrolment_a_new_workspace_binds_the_re_minted_id_again(
     assert _list(world, "sess-1").status_code == 200
 
 
-def test_a_binding_left_from_an_earlier_enrolment_resolves_to_404(start_comms: Start) -> None:
+def test_a_binding_left_from_an_earlier_enrolment_resolves_to_404(
+    start_comms: Start, sql: Any
+) -> None:
     world = start_comms()
     # A row of epoch 0 (as a race with a re-enrolment could leave) must not count.
-    _sql(
-        world.database_url,
-        "UPDATE session_bindings SET enrollment_epoch = 0 WHERE session_id = 'sess-1'",
-    )
+    sql("UPDATE session_bindings SET enrollment_epoch = 0 WHERE session_id = 'sess-1'")
 
     assert _list(world, "sess-1").status_code == 404
     assert world.runner().post("/api/v1/runner/sessions/sess-1/reload").status_code == 404
@@ -211,14 +196,13 @@ def test_a_binding_whose_agent_is_disabled_answers_404(start_comms: Start) -> No
 
 
 def test_a_binding_without_a_resolvable_account_fails_closed_with_500(
-    start_comms: Start,
+    start_comms: Start, sql: Any
 ) -> None:
     world = start_comms()
     ghost = str(uuid.uuid4())
     # Only a broken row can lack its account: the foreign key is bypassed for this
     # one statement (replica mode skips the FK triggers).
-    _sql(
-        world.database_url,
+    sql(
         "SET LOCAL session_replication_role = replica; "
         "UPDATE session_bindings SET agent_id = CAST(:ghost AS uuid) WHERE session_id = 'sess-1'",
         ghost=ghost,
@@ -229,9 +213,7 @@ def test_a_binding_without_a_resolvable_account_fails_closed_with_500(
     assert response.status_code == 500
     assert response.json()["code"] == "internal_error"
     assert "error" not in response.json()
-    assert (
-        _sql(world.database_url, "SELECT 1 FROM messages WHERE client_request_id = 'n:ghost'") == []
-    )
+    assert sql("SELECT 1 FROM messages WHERE client_request_id = 'n:ghost'") == []
     assert '"session_id": "sess-1"' in world.service.log.getvalue()
 
 
@@ -277,12 +259,11 @@ def test_relay_denials_of_the_session_lookup_are_audited_for_the_runner(
 
 
 def test_the_world_format_loads_enrolments_workspaces_and_bound_sessions(
-    start_comms: Start,
+    start_comms: Start, sql: Any
 ) -> None:
     world = start_comms(comms_world())
 
-    rows = _sql(
-        world.database_url,
+    rows = sql(
         "SELECT b.container_name, b.session_id, b.state, b.enrollment_epoch, r.handle"
         " FROM session_bindings b JOIN runners r ON r.id = b.runner_id ORDER BY 1",
     )

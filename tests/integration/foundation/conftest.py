@@ -1,4 +1,4 @@
-"""Helpers of the foundation integration tests: an extended demo world and SQL probes.
+"""Helpers of the foundation integration tests: an extended demo world.
 
 The world is ``examples/demo-world.yaml`` plus:
 
@@ -9,13 +9,10 @@ The world is ``examples/demo-world.yaml`` plus:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
-from repositories import make_engine
 from tests.support.world import add_channel, add_grant, add_person, demo_world, load, msg
 
 
@@ -39,20 +36,6 @@ def extended_world() -> dict[str, Any]:
 def ids(database_url: str) -> dict[str, str]:
     """The extended world loaded into this test's database; handle/key -> id."""
     return load(database_url, extended_world())
-
-
-@pytest.fixture
-def sql(database_url: str) -> Iterator[Callable[..., list[Any]]]:
-    """Run one statement in its own autocommitted transaction; returns all rows."""
-    engine = make_engine(database_url)
-
-    def run(statement: str, **params: Any) -> list[Any]:
-        with engine.begin() as conn:
-            result = conn.execute(text(statement), params)
-            return list(result.all()) if result.returns_rows else []
-
-    yield run
-    engine.dispose()
 
 
 def messages_path(channel_id: str) -> str:

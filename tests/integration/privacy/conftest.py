@@ -19,10 +19,10 @@ import pytest
 from app.config import load_settings
 from app.logs import configure_logging
 from app.main import create_app
-from tests.conftest import TEMPLATE_DB, Postgres, _admin, serve_in_thread
+from tests.conftest import TEMPLATE_DB, Postgres, serve_in_thread
 from tests.support.corpus import recording_overrides
 from tests.support.privacy_world import PrivacyWorld, privacy_world
-from tests.support.services import OpaServer
+from tests.support.services import OpaServer, run_sql
 from tests.support.world import load
 
 pytestmark = pytest.mark.integration
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.integration
 def shared(postgres: Postgres, opa_server: OpaServer) -> Iterator[PrivacyWorld]:
     """The privacy world and the service, shared by the tests of one module."""
     name = f"t_{uuid.uuid4().hex[:16]}"
-    _admin(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
+    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
     url = postgres.url_for(name)
     ids = load(url, privacy_world())
     configure_logging("INFO", io.StringIO())
@@ -52,7 +52,7 @@ def shared(postgres: Postgres, opa_server: OpaServer) -> Iterator[PrivacyWorld]:
         stop()
         app.services.close()
         logging.getLogger().handlers.clear()
-        _admin(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

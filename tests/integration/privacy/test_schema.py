@@ -11,13 +11,13 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import psycopg2
 import pytest
 from alembic import command
 
 from repositories.migrate import alembic_config, upgrade
-from tests.conftest import Postgres, _admin
+from tests.conftest import Postgres
 from tests.support.privacy_world import PrivacyWorld
+from tests.support.services import run_sql
 
 pytestmark = pytest.mark.integration
 
@@ -26,13 +26,7 @@ Start = Callable[..., tuple[PrivacyWorld, Any]]
 
 def _execute(statement: str) -> Callable[[str], None]:
     def prepare(database_url: str) -> None:
-        conn = psycopg2.connect(database_url)
-        conn.autocommit = True
-        try:
-            with conn.cursor() as cursor:
-                cursor.execute(statement)
-        finally:
-            conn.close()
+        run_sql(database_url, statement)
 
     return prepare
 
@@ -79,9 +73,9 @@ def test_a_missing_schema_part_fails_closed_for_guarded_writes_and_dispatch(
 def scratch_url(postgres: Postgres) -> Iterator[str]:
     """An empty database (not from the template) to migrate step by step."""
     name = f"t_{uuid.uuid4().hex[:16]}"
-    _admin(postgres.admin_url, f'CREATE DATABASE "{name}"')
+    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}"')
     yield postgres.url_for(name)
-    _admin(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 _AGENT, _SPACE, _CHANNEL, _THREAD, _RUN = (
@@ -105,35 +99,25 @@ INSERT INTO provider_policies
 """
 
 
-def _rows(url: str, statement: str) -> list[tuple[Any, ...]]:
-    conn = psycopg2.connect(url)
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute(statement)
-            return list(cursor.fetchall())
-    finally:
-        conn.close()
-
-
 def test_the_privacy_migration_keeps_historical_rows_and_invents_nothing(
     scratch_url: str,
 ) -> None:
     upgrade(scratch_url, "0001_initial")
-    _execute(_LEGACY_WORLD)(scratch_url)
+    run_sql(scratch_url, _LEGACY_WORLD)
 
     upgrade(scratch_url)
 
-    assert _rows(
+    assert run_sql(
         scratch_url,
         "SELECT state, background_answer, audit_content_ceiling, background_answer_ceiling, "
         "audit_content_ceiling_explicit, background_answer_ceiling_explicit, "
         "attempted_provider_ids, task_key, envelope_version FROM runs",
     ) == [("succeeded", "An old answer.", None, None, False, False, [], None, 0)]
-    assert _rows(scratch_url, "SELECT payload FROM run_steps") == [
+    assert run_sql(scratch_url, "SELECT payload FROM run_steps") == [
         ({"kind": "chat_request", "content": "old"},)
     ]
-    assert _rows(scratch_url, "SELECT count(*) FROM run_provider_attempts") == [(0,)]
-    assert _rows(
+    assert run_sql(scratch_url, "SELECT count(*) FROM run_provider_attempts") == [(0,)]
+    assert run_sql(
         scratch_url,
         "SELECT provider_id, audit_content_ceiling, background_answer_ceiling "
         "FROM provider_policies ORDER BY provider_id",
@@ -142,12 +126,12 @@ def test_the_privacy_migration_keeps_historical_rows_and_invents_nothing(
 
 def test_the_privacy_migration_downgrades_to_the_initial_schema(scratch_url: str) -> None:
     upgrade(scratch_url, "0001_initial")
-    _execute(_LEGACY_WORLD)(scratch_url)
+    run_sql(scratch_url, _LEGACY_WORLD)
     upgrade(scratch_url)
 
     command.downgrade(alembic_config(scratch_url), "0001_initial")
 
-    assert _rows(
+    assert run_sql(
         scratch_url,
         "SELECT provider_id, audit_content_ceiling, background_answer_ceiling, explicit "
         "FROM provider_policies ORDER BY provider_id",
@@ -155,4 +139,4 @@ def test_the_privacy_migration_downgrades_to_the_initial_schema(scratch_url: str
         ("legacy-default", "metadata", "metadata", False),
         ("legacy-explicit", "none", "full", True),
     ]
-    assert _rows(scratch_url, "SELECT background_answer FROM runs") == [("An old answer.",)]
+    assert run_sql(scratch_url, "SELECT background_answer FROM runs") == [("An old answer.",)]

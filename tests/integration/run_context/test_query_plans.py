@@ -28,6 +28,7 @@ from tests.support.run_context_world import (
     base_world,
     msg,
 )
+from tests.support.services import run_sql
 
 pytestmark = pytest.mark.integration
 
@@ -69,14 +70,7 @@ def _grow(database_url: str, rc: RunContextWorld) -> None:
             WHERE thread_id = '{rc.id("big")}' AND thread_seq % 100 = 0""",
         "ANALYZE",
     ]
-    conn = psycopg2.connect(database_url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cursor:
-            for statement in statements:
-                cursor.execute(statement)
-    finally:
-        conn.close()
+    run_sql(database_url, *statements)
 
 
 def _scans(plan: dict[str, Any]) -> Iterator[tuple[str, str]]:

@@ -25,23 +25,13 @@ from app.world import parse_world_yaml
 from tests.conftest import TEMPLATE_DB, Postgres, serve_in_thread
 from tests.support.client import ApiClient
 from tests.support.corpus import recording_overrides
-from tests.support.services import OpaServer
+from tests.support.services import OpaServer, run_sql
 from tests.support.world import load
 
 pytestmark = pytest.mark.integration
 
 WORLD = Path(__file__).with_name("world.yaml")
 RESOLVE = "/api/v1/agents/session-context/resolve"
-
-
-def _admin(url: str, statement: str) -> None:
-    conn = psycopg2.connect(url)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute(statement)
-    finally:
-        conn.close()
 
 
 @dataclass
@@ -88,7 +78,7 @@ class SessionService:
 def service(postgres: Postgres, opa_server: OpaServer) -> Iterator[SessionService]:
     """The session-context world served once for the whole module."""
     name = f"t_{uuid.uuid4().hex[:16]}"
-    _admin(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
+    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
     database_url = postgres.url_for(name)
     stoppers: list[Callable[[], None]] = []
     try:
@@ -118,4 +108,4 @@ def service(postgres: Postgres, opa_server: OpaServer) -> Iterator[SessionServic
         for stop in stoppers:
             stop()
         logging.getLogger().handlers.clear()
-        _admin(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
