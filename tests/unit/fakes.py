@@ -7,6 +7,7 @@ PostgreSQL, OPA or HTTP (the cosmicpython way). They record what they were asked
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -141,11 +142,22 @@ class FakeAudit:
         self.denials.append((actor_id, action, resource_kind, decision))
 
 
+_NO_DEFAULT: Any = object()
+
+
 @dataclass
 class FakeTransport:
-    """OPA from memory: each entry point answers with a function of the input."""
+    """OPA from memory; records each query as ``(path, input)``.
 
-    answers: dict[str, Callable[[Any], Any]]
+    ``answers`` maps an entry point to its answer and ``default`` (when given) answers
+    every other one. An answer is a function of the input, an exception to raise, or a
+    constant to return. The input is recorded as sent (so a test can check that it is
+    the object it built) unless ``copy_inputs`` asks for a deep copy.
+    """
+
+    answers: dict[str, Any] = field(default_factory=dict)
+    default: Any = _NO_DEFAULT
+    copy_inputs: bool = False
     asked: list[tuple[str, Any]] = field(default_factory=list)
 
     @property
@@ -155,5 +167,11 @@ class FakeTransport:
 
     def query(self, path: str, input: Any) -> Any:
         """The scripted answer of ``path`` for ``input``."""
-        self.asked.append((path, input))
-        return self.answers[path](input)
+        self.asked.append((path, copy.deepcopy(input) if self.copy_inputs else input))
+        if path in self.answers or self.default is _NO_DEFAULT:
+            answer = self.answers[path]
+        else:
+            answer = self.default
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer(input) if callable(answer) else answer

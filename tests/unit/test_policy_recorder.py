@@ -18,24 +18,9 @@ from app.policy.recorder import (
     RecordingTransport,
     recording,
 )
+from tests.unit.fakes import FakeTransport
 
-
-class FakeTransport:
-    """Answers every decision with an allow and remembers what it was asked."""
-
-    def __init__(self, fail: bool = False) -> None:
-        self.asked: list[tuple[str, Any]] = []
-        self.fail = fail
-
-    @property
-    def calls(self) -> int:
-        return len(self.asked)
-
-    def query(self, path: str, input: Any) -> Any:
-        self.asked.append((path, input))
-        if self.fail:
-            raise OpaUnavailable("down")
-        return {"allow": True, "reason": "allowed", "status": 200}
+ALLOW = {"allow": True, "reason": "allowed", "status": 200}
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -59,7 +44,7 @@ def _decision_input() -> dict[str, Any]:
 
 def test_the_gateway_records_every_input_it_sends_before_sending_it(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus" / "recorded.jsonl"
-    transport = FakeTransport()
+    transport = FakeTransport(default=ALLOW)
     gateway = PolicyGateway(recording(transport, str(corpus)))
 
     gateway.decide(_decision_input())  # type: ignore[arg-type]
@@ -75,7 +60,7 @@ def test_the_gateway_records_every_input_it_sends_before_sending_it(tmp_path: Pa
 
 def test_an_input_is_recorded_even_when_opa_then_fails(tmp_path: Path) -> None:
     corpus = tmp_path / "recorded.jsonl"
-    gateway = PolicyGateway(recording(FakeTransport(fail=True), str(corpus)))
+    gateway = PolicyGateway(recording(FakeTransport(default=OpaUnavailable("down")), str(corpus)))
 
     with pytest.raises(OpaUnavailable):
         gateway.decide(_decision_input())  # type: ignore[arg-type]
@@ -111,7 +96,7 @@ def test_the_masked_pointers_are_top_level_input_fields() -> None:
 
 
 def test_without_a_corpus_file_the_transport_is_not_wrapped() -> None:
-    transport = FakeTransport()
+    transport = FakeTransport(default=ALLOW)
     assert recording(transport, "") is transport
     assert isinstance(recording(transport, "/tmp/x.jsonl"), RecordingTransport)  # noqa: S108
 
@@ -144,7 +129,7 @@ def test_threads_and_recorders_on_one_file_append_whole_lines(tmp_path: Path) ->
 
 def test_a_corpus_that_cannot_be_written_fails_the_call(tmp_path: Path) -> None:
     corpus = tmp_path / "recorded.jsonl"
-    transport = FakeTransport()
+    transport = FakeTransport(default=ALLOW)
     gateway = PolicyGateway(recording(transport, str(corpus)))
     corpus.mkdir()  # a folder where the file should be
 

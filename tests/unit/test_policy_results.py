@@ -22,6 +22,7 @@ from app.policy.results import (
     parse_run_context,
     parse_trigger_holders,
 )
+from tests.unit.fakes import FakeTransport
 
 THREADS: list[CandidateThread] = [
     {"id": "t1", "channel_id": "general", "seqs": [1, 2, 3]},
@@ -191,25 +192,6 @@ class TestTriggerHolders:
             parse_trigger_holders(result, ["alex", "sam"])
 
 
-class FakeTransport:
-    """Answers each entry point from a script and records what was asked."""
-
-    def __init__(self, **answers: Any) -> None:
-        self.answers = answers
-        self.asked: list[tuple[str, Any]] = []
-
-    @property
-    def calls(self) -> int:
-        return len(self.asked)
-
-    def query(self, path: str, input: Any) -> Any:
-        self.asked.append((path, input))
-        answer = self.answers[path]
-        if isinstance(answer, BaseException):
-            raise answer
-        return answer
-
-
 def _run_context_input() -> RunContextInput:
     return {
         "actor": "lotse",
@@ -223,7 +205,7 @@ def _run_context_input() -> RunContextInput:
 class TestGateway:
     def test_each_entry_point_asks_its_own_path_with_the_input_as_sent(self) -> None:
         transport = FakeTransport(
-            **{
+            {
                 DECISION: {"allow": True, "reason": "allowed", "status": 200},
                 RUN_CONTEXT: _answer(),
                 TRIGGER_HOLDERS: ["alex"],
@@ -245,18 +227,18 @@ class TestGateway:
 
     def test_the_run_context_answer_is_checked_against_the_input(self) -> None:
         answer = _answer(readable=[{"thread_id": "t1", "seqs": [4]}, {"thread_id": "main"}])
-        gateway = PolicyGateway(FakeTransport(**{RUN_CONTEXT: answer}))
+        gateway = PolicyGateway(FakeTransport({RUN_CONTEXT: answer}))
 
         with pytest.raises(OpaMalformed):
             gateway.evaluate_run_context(_run_context_input())
 
     def test_an_undefined_health_decision_means_the_policies_are_not_loaded(self) -> None:
-        gateway = PolicyGateway(FakeTransport(**{DECISION: OpaUndefined("undefined")}))
+        gateway = PolicyGateway(FakeTransport({DECISION: OpaUndefined("undefined")}))
 
         assert gateway.policies_loaded() is False
 
     def test_an_unreachable_opa_is_not_hidden_by_readiness(self) -> None:
-        gateway = PolicyGateway(FakeTransport(**{DECISION: OpaUnavailable("down")}))
+        gateway = PolicyGateway(FakeTransport({DECISION: OpaUnavailable("down")}))
 
         with pytest.raises(OpaUnavailable):
             gateway.policies_loaded()

@@ -30,6 +30,7 @@ from app.policy.results import (
     parse_privacy_attempt,
     parse_privacy_write,
 )
+from tests.unit.fakes import FakeTransport
 
 _STORED: dict[str, CeilingFacts] = {
     "audit_content": {"level": "full", "explicit": True},
@@ -198,22 +199,8 @@ def test_the_mirrored_names_agree() -> None:
     assert "unknown_provider" in REASONS
 
 
-class _Recording:
-    def __init__(self, answer: Any) -> None:
-        self.answer = answer
-        self.asked: list[tuple[str, Any]] = []
-
-    @property
-    def calls(self) -> int:
-        return len(self.asked)
-
-    def query(self, path: str, input: Any) -> Any:
-        self.asked.append((path, input))
-        return self.answer
-
-
 def test_the_gateway_asks_the_privacy_entry_points() -> None:
-    transport = _Recording(_go())
+    transport = FakeTransport(default=_go())
     gateway = PolicyGateway(transport)
 
     assert isinstance(gateway.privacy_attempt(_SENT), CeilingsGo)

@@ -7,7 +7,6 @@ request fails closed with 503 and never continues with a guessed answer.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from app.policy.results import (
     ReachableSurface,
     parse_session_context,
 )
+from tests.unit.fakes import FakeTransport
 
 ALLOWED = {"allow": True, "reason": "allowed", "status": 200}
 
@@ -67,22 +67,6 @@ def _answer() -> dict[str, Any]:
             {"decision": "denied", "reason": "unknown_tool"},
         ],
     }
-
-
-class FakeTransport:
-    """Answers every query with a fixed result and records what was asked."""
-
-    def __init__(self, result: Any) -> None:
-        self.result = result
-        self.asked: list[tuple[str, Any]] = []
-
-    @property
-    def calls(self) -> int:
-        return len(self.asked)
-
-    def query(self, path: str, input: Any) -> Any:
-        self.asked.append((path, copy.deepcopy(input)))
-        return self.result
 
 
 def test_a_well_formed_answer_is_read_in_order() -> None:
@@ -165,7 +149,7 @@ def test_an_allowed_resolution_for_an_unknown_actor_has_no_permissions() -> None
 
 
 def test_the_gateway_asks_one_entry_point_once() -> None:
-    transport = FakeTransport(_answer())
+    transport = FakeTransport(default=_answer(), copy_inputs=True)
     gateway = PolicyGateway(transport)
 
     verdict = gateway.resolve_session_context(_request())
@@ -178,7 +162,7 @@ def test_the_gateway_asks_one_entry_point_once() -> None:
 
 
 def test_the_gateway_fails_closed_on_garbage() -> None:
-    gateway = PolicyGateway(FakeTransport(["not", "a", "resolution"]))
+    gateway = PolicyGateway(FakeTransport(default=["not", "a", "resolution"]))
     with pytest.raises(OpaUnavailable):
         gateway.resolve_session_context(_request())
 

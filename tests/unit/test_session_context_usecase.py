@@ -4,7 +4,6 @@ comes back, and what a denial does (no audit: the use case has no audit sink at 
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterable
 from types import TracebackType
@@ -17,6 +16,7 @@ from app.policy import PolicyGateway
 from app.policy.inputs import FactBundle
 from app.usecases.session_context import ResolveSessionContext, parse_request, policy_input
 from repositories.principals import Actor
+from tests.unit.fakes import FakeTransport
 
 ALEX = Actor(id="alex", kind="user", status="active", is_owner=False)
 CANARY = "canary-client-bag-5e1f"
@@ -70,20 +70,6 @@ class FakeUnit:
         return None
 
 
-class FakeTransport:
-    def __init__(self, result: Any) -> None:
-        self.result = result
-        self.asked: list[tuple[str, Any]] = []
-
-    @property
-    def calls(self) -> int:
-        return len(self.asked)
-
-    def query(self, path: str, input: Any) -> Any:
-        self.asked.append((path, copy.deepcopy(input)))
-        return self.result
-
-
 def _body() -> dict[str, Any]:
     return {
         "context": {
@@ -133,7 +119,7 @@ ALLOWED_ANSWER = {
 
 
 def _use_case(answer: Any) -> tuple[ResolveSessionContext, FakeTransport, list[FakeUnit]]:
-    transport = FakeTransport(answer)
+    transport = FakeTransport(default=answer, copy_inputs=True)
     units: list[FakeUnit] = []
 
     def reader() -> FakeUnit:
