@@ -7,6 +7,7 @@ PostgreSQL fixture use testcontainers instead of a local cluster.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
@@ -74,13 +75,27 @@ def postgres() -> Iterator[Postgres]:
             cluster.stop()
 
 
+@contextlib.contextmanager
+def fresh_database(postgres: Postgres, template: str | None = TEMPLATE_DB) -> Iterator[str]:
+    """A new database; yields its URL, then drops it.
+
+    It is a copy of ``template``: by default the migrated, empty template database;
+    ``None`` gives PostgreSQL's plain empty database (no schema).
+    """
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    copy = f' TEMPLATE "{template}"' if template is not None else ""
+    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}"{copy}')
+    try:
+        yield postgres.url_for(name)
+    finally:
+        run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture
 def database_url(postgres: Postgres) -> Iterator[str]:
     """A fresh, migrated, empty database for one test (copied from the template)."""
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
-    yield postgres.url_for(name)
-    run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(postgres) as url:
+        yield url
 
 
 @pytest.fixture
@@ -162,6 +177,39 @@ def serve_in_thread(app: Application) -> tuple[str, Callable[[], None]]:
     return f"http://127.0.0.1:{port}", stop
 
 
+@contextlib.contextmanager
+def start_app(
+    database_url: str, opa_url: str, *, tracing: Tracing | None = None, **overrides: Any
+) -> Iterator[RunningService]:
+    """The app on ``database_url`` and ``opa_url`` under uvicorn in a thread.
+
+    Its log lines go to the service's ``log`` (the root logger's only handler from
+    now on; callers clear the handlers when done). Keyword arguments set
+    configuration keys by name. On leaving, the server stops, the services close and
+    ``tracing`` shuts down.
+    """
+    log = io.StringIO()
+    configure_logging("INFO", log)
+    settings: Settings = load_settings(environ={}).replace(
+        **{
+            "database.url": database_url,
+            "opa.url": opa_url,
+            "opa.timeout_seconds": 2.0,
+            **recording_overrides(),
+            **overrides,
+        }
+    )
+    app = create_app(settings, tracing=tracing)
+    base_url, stop = serve_in_thread(app)
+    try:
+        yield RunningService(app=app, base_url=base_url, log=log)
+    finally:
+        stop()
+        app.services.close()
+        if tracing is not None:
+            tracing.shutdown()
+
+
 @pytest.fixture
 def make_service(
     database_url: str, opa_server: OpaServer
@@ -173,31 +221,14 @@ def make_service(
     (e.g. ``Tracing.exporting_to(InMemorySpanExporter(), batch=False)``) and is shut
     down with it.
     """
-    stoppers: list[Callable[[], None]] = []
+    with contextlib.ExitStack() as stack:
 
-    def start(
-        opa_url: str | None = None, *, tracing: Tracing | None = None, **overrides: Any
-    ) -> RunningService:
-        log = io.StringIO()
-        configure_logging("INFO", log)
-        settings: Settings = load_settings(environ={}).replace(
-            **{
-                "database.url": database_url,
-                "opa.url": opa_url or opa_server.url,
-                "opa.timeout_seconds": 2.0,
-                **recording_overrides(),
-                **overrides,
-            }
-        )
-        app = create_app(settings, tracing=tracing)
-        base_url, stop = serve_in_thread(app)
-        stoppers.append(stop)
-        stoppers.append(app.services.close)
-        if tracing is not None:
-            stoppers.append(tracing.shutdown)
-        return RunningService(app=app, base_url=base_url, log=log)
+        def start(
+            opa_url: str | None = None, *, tracing: Tracing | None = None, **overrides: Any
+        ) -> RunningService:
+            return stack.enter_context(
+                start_app(database_url, opa_url or opa_server.url, tracing=tracing, **overrides)
+            )
 
-    yield start
-    for stop in stoppers:
-        stop()
+        yield start
     logging.getLogger().handlers.clear()

@@ -8,21 +8,15 @@ configuration, schema or policies use ``start_privacy`` (a fresh database per te
 
 from __future__ import annotations
 
-import io
 import logging
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from app.config import load_settings
-from app.logs import configure_logging
-from app.main import create_app
-from tests.conftest import TEMPLATE_DB, Postgres, serve_in_thread
-from tests.support.corpus import recording_overrides
+from tests.conftest import Postgres, fresh_database, start_app
 from tests.support.privacy_world import PrivacyWorld, privacy_world
-from tests.support.services import OpaServer, run_sql
+from tests.support.services import OpaServer
 from tests.support.world import load
 
 pytestmark = pytest.mark.integration
@@ -31,28 +25,13 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def shared(postgres: Postgres, opa_server: OpaServer) -> Iterator[PrivacyWorld]:
     """The privacy world and the service, shared by the tests of one module."""
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
-    url = postgres.url_for(name)
-    ids = load(url, privacy_world())
-    configure_logging("INFO", io.StringIO())
-    settings = load_settings(environ={}).replace(
-        **{
-            "database.url": url,
-            "opa.url": opa_server.url,
-            "opa.timeout_seconds": 2.0,
-            **recording_overrides(),
-        }
-    )
-    app = create_app(settings)
-    base_url, stop = serve_in_thread(app)
-    try:
-        yield PrivacyWorld(base_url=base_url, ids=ids, database_url=url)
-    finally:
-        stop()
-        app.services.close()
-        logging.getLogger().handlers.clear()
-        run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(postgres) as url:
+        ids = load(url, privacy_world())
+        try:
+            with start_app(url, opa_server.url) as service:
+                yield PrivacyWorld(base_url=service.base_url, ids=ids, database_url=url)
+        finally:
+            logging.getLogger().handlers.clear()
 
 
 @pytest.fixture

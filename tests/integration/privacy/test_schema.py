@@ -7,7 +7,6 @@ attempt provenance is fabricated.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from alembic import command
 
 from repositories.migrate import alembic_config, upgrade
-from tests.conftest import Postgres
+from tests.conftest import Postgres, fresh_database
 from tests.support.privacy_world import PrivacyWorld
 from tests.support.services import run_sql
 
@@ -72,10 +71,8 @@ def test_a_missing_schema_part_fails_closed_for_guarded_writes_and_dispatch(
 @pytest.fixture
 def scratch_url(postgres: Postgres) -> Iterator[str]:
     """An empty database (not from the template) to migrate step by step."""
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}"')
-    yield postgres.url_for(name)
-    run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(postgres, template=None) as url:
+        yield url
 
 
 _AGENT, _SPACE, _CHANNEL, _THREAD, _RUN = (

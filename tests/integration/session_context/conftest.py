@@ -7,10 +7,8 @@ session's real PostgreSQL and OPA. A test that changes the world restores it.
 
 from __future__ import annotations
 
-import io
 import logging
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,14 +16,9 @@ from typing import Any
 import psycopg2
 import pytest
 
-from app.config import load_settings
-from app.logs import configure_logging
-from app.main import Application, create_app
 from app.world import parse_world_yaml
-from tests.conftest import TEMPLATE_DB, Postgres, serve_in_thread
-from tests.support.client import ApiClient
-from tests.support.corpus import recording_overrides
-from tests.support.services import OpaServer, run_sql
+from tests.conftest import Postgres, RunningService, fresh_database, start_app
+from tests.support.services import OpaServer
 from tests.support.world import load
 
 pytestmark = pytest.mark.integration
@@ -35,33 +28,16 @@ RESOLVE = "/api/v1/agents/session-context/resolve"
 
 
 @dataclass
-class SessionService:
-    """The running app, its database, the world's ids and the captured log."""
+class SessionService(RunningService):
+    """The running app with its database, the world's ids and the session's OPA."""
 
-    app: Application
-    base_url: str
     database_url: str
     ids: dict[str, str]
-    log: io.StringIO
     opa: OpaServer
-
-    def client(self, token: str | None = None) -> ApiClient:
-        """A client that validates every response against the spec."""
-        return ApiClient(self.base_url, token)
 
     def resolve(self, token: str | None, body: Any) -> Any:
         """POST the resolution as the holder of ``token``."""
         return self.client(token).post(RESOLVE, json=body)
-
-    @property
-    def opa_calls(self) -> int:
-        """OPA round trips made so far."""
-        return self.app.services.opa.calls
-
-    @property
-    def sql_statements(self) -> int:
-        """SQL statements sent so far."""
-        return self.app.services.sql_statements
 
     def sql(self, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement in its own committed transaction; returns its rows."""
@@ -77,35 +53,17 @@ class SessionService:
 @pytest.fixture(scope="module")
 def service(postgres: Postgres, opa_server: OpaServer) -> Iterator[SessionService]:
     """The session-context world served once for the whole module."""
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    run_sql(postgres.admin_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE_DB}"')
-    database_url = postgres.url_for(name)
-    stoppers: list[Callable[[], None]] = []
-    try:
+    with fresh_database(postgres) as database_url:
         ids = load(database_url, parse_world_yaml(WORLD.read_text(encoding="utf-8")))
-        log = io.StringIO()
-        configure_logging("INFO", log)
-        settings = load_settings(environ={}).replace(
-            **{
-                "database.url": database_url,
-                "opa.url": opa_server.url,
-                "opa.timeout_seconds": 2.0,
-                **recording_overrides(),
-            }
-        )
-        app = create_app(settings)
-        base_url, stop = serve_in_thread(app)
-        stoppers.extend([stop, app.services.close])
-        yield SessionService(
-            app=app,
-            base_url=base_url,
-            database_url=database_url,
-            ids=dict(ids),
-            log=log,
-            opa=opa_server,
-        )
-    finally:
-        for stop in stoppers:
-            stop()
-        logging.getLogger().handlers.clear()
-        run_sql(postgres.admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        try:
+            with start_app(database_url, opa_server.url) as running:
+                yield SessionService(
+                    app=running.app,
+                    base_url=running.base_url,
+                    log=running.log,
+                    database_url=database_url,
+                    ids=dict(ids),
+                    opa=opa_server,
+                )
+        finally:
+            logging.getLogger().handlers.clear()
