@@ -17,7 +17,10 @@ from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAP
 
 from tests.support.services import REPO_ROOT
 
-__all__ = ["ApiClient", "assert_no_null", "openapi"]
+__all__ = ["ApiClient", "assert_no_null", "comparable", "openapi"]
+
+# Headers that differ between any two responses, whatever their content.
+VOLATILE_HEADERS = frozenset({"x-correlation-id", "date", "content-length"})
 
 
 @lru_cache(maxsize=1)
@@ -37,6 +40,24 @@ def assert_no_null(value: Any, path: str = "$") -> None:
     elif isinstance(value, list):
         for index, item in enumerate(value):
             assert_no_null(item, f"{path}[{index}]")
+
+
+def comparable(response: requests.Response) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """Status, body and headers of a Problem answer without what differs per request.
+
+    Drops the correlation id (after checking that the body's equals the header's),
+    ``instance`` and :data:`VOLATILE_HEADERS`, so that two answers that must not be
+    told apart (e.g. an unknown and an invisible resource) compare equal.
+    """
+    body = dict(response.json())
+    assert body.pop("correlation_id") == response.headers["X-Correlation-Id"]
+    body.pop("instance", None)
+    headers = {
+        name.lower(): value
+        for name, value in response.headers.items()
+        if name.lower() not in VOLATILE_HEADERS
+    }
+    return response.status_code, body, headers
 
 
 class ApiClient:

@@ -15,23 +15,13 @@ from typing import Any
 import pytest
 import requests
 
+from tests.support.client import comparable
 from tests.support.comms_world import CommsWorld, comms_world
 from tests.support.run_context_world import audit_rows
 
 pytestmark = pytest.mark.integration
 
 Start = Callable[..., CommsWorld]
-VARYING_HEADERS = {"x-correlation-id", "date", "content-length"}
-
-
-def _comparable(response: requests.Response) -> tuple[int, dict[str, Any], dict[str, str]]:
-    body = dict(response.json())
-    assert body.pop("correlation_id") == response.headers["X-Correlation-Id"]
-    body.pop("instance", None)
-    headers = {
-        k.lower(): v for k, v in response.headers.items() if k.lower() not in VARYING_HEADERS
-    }
-    return response.status_code, body, headers
 
 
 def _list(world: CommsWorld, session_id: str, runner: str = "runner-a") -> requests.Response:
@@ -55,9 +45,9 @@ def test_unknown_stopped_stale_and_foreign_sessions_answer_the_same_404(
     stale = _list(world, "sess-b1", runner="runner-b")
 
     assert unknown.status_code == 404
-    assert _comparable(stopped) == _comparable(unknown)
-    assert _comparable(foreign) == _comparable(unknown)
-    assert _comparable(stale) == _comparable(unknown)
+    assert comparable(stopped) == comparable(unknown)
+    assert comparable(foreign) == comparable(unknown)
+    assert comparable(stale) == comparable(unknown)
 
 
 def test_a_stopped_session_is_gone_for_reload_stop_and_relay(start_comms: Start, sql: Any) -> None:
@@ -156,7 +146,7 @@ def test_session_reports_bind_once_repeat_with_200_and_refuse_a_taken_id(
     assert repeat.json() == first.json()
     assert taken.status_code == 409
     assert unknown.status_code == 404
-    assert _comparable(foreign) == _comparable(unknown)
+    assert comparable(foreign) == comparable(unknown)
     assert world.relay_ok("sess-3", world.list_call("c1"))["list_messages"]["items"]
     # A provisioned container has no session to relay through until it is reported.
     assert _list(world, "ws-a3").status_code == 404
@@ -190,7 +180,7 @@ def test_a_binding_whose_agent_is_disabled_answers_404(start_comms: Start) -> No
 
     disabled = _list(world, "sess-1")
 
-    assert _comparable(disabled) == _comparable(unknown)
+    assert comparable(disabled) == comparable(unknown)
     # The runner can still stop the session of a disabled agent.
     assert world.runner().delete("/api/v1/runner/sessions/sess-1").status_code == 204
 

@@ -8,22 +8,9 @@ from typing import Any
 import pytest
 
 from tests.integration.foundation.conftest import messages_path
+from tests.support.client import comparable
 
 pytestmark = pytest.mark.integration
-
-VARYING_HEADERS = {"x-correlation-id", "date", "content-length"}
-
-
-def _comparable(response: Any) -> tuple[int, dict[str, Any], dict[str, str]]:
-    body = dict(response.json())
-    assert body.pop("correlation_id") == response.headers["X-Correlation-Id"]
-    body.pop("instance", None)
-    headers = {
-        name.lower(): value
-        for name, value in response.headers.items()
-        if name.lower() not in VARYING_HEADERS
-    }
-    return response.status_code, body, headers
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
@@ -38,8 +25,8 @@ def test_an_unknown_and_an_invisible_channel_answer_equal_404s(
     unknown = writer.request(method, messages_path(str(uuid.uuid4())), **kwargs)
 
     assert invisible.status_code == 404
-    assert _comparable(invisible) == _comparable(unknown)
-    _, body, _ = _comparable(invisible)
+    assert comparable(invisible) == comparable(unknown)
+    _, body, _ = comparable(invisible)
     assert body["code"] == "not_found"
     assert "reason" not in body
     assert "detail" not in body
@@ -60,7 +47,7 @@ def test_an_unknown_and_an_invisible_thread_parent_answer_equal_404s(
     )
 
     assert wrong_channel.status_code == 404
-    assert _comparable(wrong_channel) == _comparable(unknown)
+    assert comparable(wrong_channel) == comparable(unknown)
 
 
 def test_an_invisible_channel_is_404_for_a_person_without_any_grant(

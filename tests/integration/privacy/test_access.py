@@ -8,7 +8,6 @@ run's steps, answer or ceilings.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -18,24 +17,11 @@ import pytest
 import requests
 
 from app.world import WorldError
+from tests.support.client import comparable
 from tests.support.privacy_world import PrivacyWorld, ceiling, privacy_world
 from tests.support.world import load
 
 pytestmark = pytest.mark.integration
-
-VOLATILE_HEADERS = {"x-correlation-id", "date", "content-length"}
-
-
-def _comparable(response: requests.Response) -> tuple[int, dict[str, Any], dict[str, str]]:
-    body = json.loads(response.content)
-    body.pop("correlation_id", None)
-    body.pop("instance", None)
-    headers = {
-        name.lower(): value
-        for name, value in response.headers.items()
-        if name.lower() not in VOLATILE_HEADERS
-    }
-    return response.status_code, body, headers
 
 
 def _calls(world: PrivacyWorld) -> dict[str, Callable[[str, str], requests.Response]]:
@@ -55,7 +41,7 @@ def test_everyone_but_the_runs_own_agent_on_an_active_run_gets_the_context_404(
     run = shared.new_run()
     ended = shared.new_run(state="succeeded")
     send = _calls(shared)[call]
-    reference = _comparable(shared.client().get(f"/api/v1/runs/{uuid.uuid4()}/context"))
+    reference = comparable(shared.client().get(f"/api/v1/runs/{uuid.uuid4()}/context"))
     assert reference[0] == 404
 
     answers = {
@@ -68,7 +54,7 @@ def test_everyone_but_the_runs_own_agent_on_an_active_run_gets_the_context_404(
     }
 
     for who, response in answers.items():
-        assert _comparable(response) == reference, who
+        assert comparable(response) == reference, who
     row = shared.run_row(run)
     assert row["attempted_provider_ids"] == []
     assert row["sealed_envelope"] is None

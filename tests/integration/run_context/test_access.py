@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-import requests
 
+from tests.support.client import comparable
 from tests.support.run_context_world import (
     CAMPAIGNS,
     GENERAL,
@@ -32,9 +32,6 @@ pytestmark = pytest.mark.integration
 Start = Callable[..., RunContextWorld]
 
 WIDE_WINDOW = 10**9
-
-# Headers that differ between any two responses, whatever their content.
-VOLATILE_HEADERS = {"x-correlation-id", "date", "content-length"}
 
 
 def _world() -> dict[str, Any]:
@@ -95,18 +92,6 @@ def test_an_ended_run_answers_404(start_world: Start, state: str) -> None:
     assert response.json()["code"] == "not_found"
 
 
-def _comparable(response: requests.Response) -> tuple[int, dict[str, Any], dict[str, str]]:
-    body = json.loads(response.content)
-    body.pop("correlation_id", None)
-    body.pop("instance", None)
-    headers = {
-        name.lower(): value
-        for name, value in response.headers.items()
-        if name.lower() not in VOLATILE_HEADERS
-    }
-    return response.status_code, body, headers
-
-
 def test_unknown_invisible_and_ended_runs_answer_exactly_the_same_404(
     start_world: Start,
 ) -> None:
@@ -116,14 +101,14 @@ def test_unknown_invisible_and_ended_runs_answer_exactly_the_same_404(
     rc.set_run_state("r1", "succeeded")
     ended = rc.context_response("r1")
 
-    first = _comparable(unknown)
+    first = comparable(unknown)
     assert first[0] == 404
     assert (first[1]["code"], first[1]["status"]) == ("not_found", 404)
     assert first[1]["type"] == "https://errors.example.com/problems/not_found"
     assert set(first[1]) <= {"type", "title", "status", "code", "detail"}
     assert first[2]["content-type"] == "application/problem+json"
-    assert _comparable(invisible) == first
-    assert _comparable(ended) == first
+    assert comparable(invisible) == first
+    assert comparable(ended) == first
     assert len(unknown.content) == len(invisible.content) == len(ended.content)
     for response in (unknown, invisible, ended):
         assert response.json()["correlation_id"] == response.headers["X-Correlation-Id"]
