@@ -15,6 +15,9 @@ are refused: OPA down), ``accept()`` listens again on the same port.
 :class:`TcpFaultProxy` forwards raw TCP (PostgreSQL) and can ``cut()`` every
 connection and refuse new ones until ``restore()``.
 
+:class:`StubOpa` stands in for OPA itself and answers every query the same way
+(``StubOpa.result(value)`` for a well-formed answer with a chosen result).
+
 Example::
 
     with HttpFaultProxy(opa_server.url) as opa:
@@ -27,6 +30,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 import time
@@ -38,7 +42,7 @@ from typing import Any
 
 import requests
 
-__all__ = ["Delay", "Drop", "Forward", "HttpFaultProxy", "TcpFaultProxy"]
+__all__ = ["Delay", "Drop", "Forward", "HttpFaultProxy", "StubOpa", "TcpFaultProxy"]
 
 
 @dataclass(frozen=True)
@@ -250,3 +254,52 @@ class TcpFaultProxy:
             for sock in (source, target):
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
+
+
+class StubOpa:
+    """A local HTTP server standing in for OPA with one fixed answer to every query.
+
+    ``status`` and ``body`` are sent as they are (bad ones included) after ``delay``
+    seconds; ``requests`` counts the queries. Use it as a context manager.
+    """
+
+    def __init__(self, status: int, body: bytes, delay: float = 0.0) -> None:
+        stub = self
+        self.requests = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                stub.requests += 1
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if delay:
+                    time.sleep(delay)
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @classmethod
+    def result(cls, value: Any) -> StubOpa:
+        """A stub answering 200 with ``{"result": value}`` (a decision or garbage)."""
+        return cls(200, json.dumps({"result": value}).encode())
+
+    @property
+    def url(self) -> str:
+        """Base URL of the stub."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> StubOpa:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import psycopg2
@@ -14,6 +11,7 @@ import pytest
 
 from repositories.migrate import upgrade
 from tests.integration.foundation.conftest import extended_world, messages_path
+from tests.support.faults import StubOpa
 from tests.support.services import OpaServer, PostgresCluster, free_port
 from tests.support.world import load
 
@@ -137,45 +135,6 @@ def test_an_unreachable_opa_url_gives_503(make_service: Any, ids: dict[str, str]
 # ------------------------------------------------------------ OPA answering garbage
 
 
-class _StubOpa:
-    """A local HTTP server standing in for OPA with a fixed (bad) answer."""
-
-    def __init__(self, status: int, body: bytes, delay: float = 0.0) -> None:
-        stub = self
-        self.requests = 0
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                stub.requests += 1
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                if delay:
-                    time.sleep(delay)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *_args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> _StubOpa:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def _json(value: Any) -> bytes:
     return json.dumps(value).encode()
 
@@ -214,7 +173,7 @@ BAD_ANSWERS = [
 def test_an_opa_answer_that_is_not_a_decision_gives_503_and_writes_nothing(
     make_service: Any, ids: dict[str, str], sql: Any, status: int, body: bytes, delay: float
 ) -> None:
-    with _StubOpa(status, body, delay) as stub:
+    with StubOpa(status, body, delay) as stub:
         service = make_service(opa_url=stub.url, **{"opa.timeout_seconds": 0.3})
         robin = service.client("tok-robin")
         before = _message_count(sql)

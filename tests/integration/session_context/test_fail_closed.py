@@ -6,16 +6,14 @@ accepted intent come out of an OPA that is down or malformed.
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from app.world import parse_world_yaml
 from tests.integration.session_context.conftest import RESOLVE, WORLD
+from tests.support.faults import StubOpa
 from tests.support.services import free_port
 from tests.support.world import load
 
@@ -28,40 +26,6 @@ BODY = {
     },
     "intents": [{"name": "query_matters", "plane": "server", "params": {}}],
 }
-
-
-@pytest.fixture
-def fake_opa() -> Iterator[Callable[[Any], str]]:
-    """An HTTP server posing as OPA that answers every query with a fixed result."""
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(result: Any) -> str:
-        payload = json.dumps({"result": result}).encode()
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *_args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 ALLOW = {"allow": True, "reason": "allowed", "status": 200}
@@ -93,12 +57,13 @@ ALLOW = {"allow": True, "reason": "allowed", "status": 200}
     ids=["no resolution", "missing intent", "permission not held", "surface not sent", "string"],
 )
 def test_a_malformed_policy_answer_is_503(
-    make_service: Callable[..., Any], database_url: str, fake_opa: Any, result: Any
+    make_service: Callable[..., Any], database_url: str, result: Any
 ) -> None:
     load(database_url, parse_world_yaml(WORLD.read_text(encoding="utf-8")))
-    service = make_service(opa_url=fake_opa(result))
+    with StubOpa.result(result) as opa:
+        service = make_service(opa_url=opa.url)
 
-    response = service.client("tok-alex").post(RESOLVE, json=BODY)
+        response = service.client("tok-alex").post(RESOLVE, json=BODY)
 
     assert response.status_code == 503
     assert response.json()["code"] == "service_unavailable"
