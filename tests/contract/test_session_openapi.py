@@ -31,6 +31,7 @@ from agent_sdk.contracts import (
     SessionResolveRequest,
     SessionResolveResponse,
 )
+from app.http.routes import load_spec
 from app.http.validation import FORMAT_CHECKER
 from tests.support.schema_compat import (
     SNAPSHOT_PATH,
@@ -38,7 +39,6 @@ from tests.support.schema_compat import (
     breaking_changes,
     current_schemas,
     dereference,
-    load_spec,
 )
 
 FROZEN_V1 = Path(__file__).parent / "snapshots" / "session_resolve_request.v1.json"
@@ -47,7 +47,7 @@ RESOLVE = "/api/v1/agents/session-context/resolve"
 
 @pytest.fixture(scope="module")
 def spec() -> dict[str, Any]:
-    """The parsed spec, shared by the module."""
+    """The parsed spec, cached for the process: read it, deep-copy it to change it."""
     return load_spec()
 
 

@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app.http.routes import load_spec
 from tests.support.services import REPO_ROOT
 
 __all__ = [
@@ -41,11 +39,9 @@ __all__ = [
     "breaking_changes",
     "current_schemas",
     "dereference",
-    "load_spec",
 ]
 
 SNAPSHOT_PATH = REPO_ROOT / "tests" / "contract" / "snapshots" / "api_schemas.json"
-SPEC_PATH = REPO_ROOT / "openapi" / "openapi.yaml"
 
 # The request and response of resolveSessionContext, and run_context.v1.
 SNAPSHOT_SCHEMAS = (
@@ -90,14 +86,6 @@ _LOWER = ("minLength", "minItems", "minProperties", "minimum")
 _EXACT = ("pattern", "format", "multipleOf")
 
 
-def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
-    """The parsed OpenAPI document."""
-    with path.open(encoding="utf-8") as handle:
-        spec = yaml.safe_load(handle)
-    assert isinstance(spec, dict)
-    return spec
-
-
 def dereference(spec: dict[str, Any], node: Any, _expanding: tuple[str, ...] = ()) -> Any:
     """``node`` with every local ``$ref`` inlined and only validation keywords kept.
 
@@ -128,7 +116,10 @@ def dereference(spec: dict[str, Any], node: Any, _expanding: tuple[str, ...] = (
 
 
 def current_schemas(spec: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The snapshot schemas as the current spec defines them, dereferenced."""
+    """The snapshot schemas as ``spec`` (the current spec by default) defines them, dereferenced.
+
+    Reads ``spec`` only: the default is :func:`app.http.routes.load_spec`'s cached copy.
+    """
     document = spec if spec is not None else load_spec()
     schemas = document["components"]["schemas"]
     return {name: dereference(document, schemas[name]) for name in SNAPSHOT_SCHEMAS}

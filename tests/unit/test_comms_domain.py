@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import yaml
 
 from app.domain import comms
 from app.domain.comms import ListCall, PostCall, call_error, mint_container_name, parse_call
 from app.errors import Conflict, Forbidden, NotFound, RateLimited, ValidationFailed
-from tests.support.services import REPO_ROOT
+from app.http.routes import load_spec
 
 CHANNEL = "c4a00000-0000-4000-8000-000000000010"
 
@@ -59,7 +58,7 @@ def test_values_beyond_the_bounds_are_rejected(call: dict[str, Any]) -> None:
 
 
 def test_the_bounds_are_the_messages_apis() -> None:
-    spec = yaml.safe_load((REPO_ROOT / "openapi" / "openapi.yaml").read_text(encoding="utf-8"))
+    spec = load_spec()
     schema = spec["components"]["schemas"]["PostMessageRequest"]["properties"]
     limit = spec["components"]["parameters"]["LimitQuery"]["schema"]
 

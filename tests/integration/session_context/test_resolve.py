@@ -14,9 +14,9 @@ import pytest
 import requests
 
 from agent_sdk.contracts import INTENT_REASONS, SessionResolveResponse
+from app.http.routes import load_spec
 from app.policy import REASONS
 from tests.integration.session_context.conftest import SessionService
-from tests.support.schema_compat import load_spec
 
 pytestmark = pytest.mark.integration
 
