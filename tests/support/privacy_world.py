@@ -119,13 +119,6 @@ class PrivacyWorld:
         response = self.client("robin").patch(f"/api/v1/admin/runs/{run_id}", json={"state": state})
         assert response.status_code == 200, response.text
 
-    def set_provider_policy(self, provider_id: str, **levels: str) -> None:
-        """PUT a provider policy as the instance owner (absent levels inherit)."""
-        response = self.client("robin").request(
-            "PUT", f"/api/v1/admin/provider-policies/{provider_id}", json=levels
-        )
-        assert response.status_code == 200, response.text
-
     def set_task_policy(self, task_key: str, **levels: str) -> None:
         """PUT a task policy as the instance owner."""
         response = self.client("robin").request(

@@ -118,7 +118,7 @@ def test_authentication_stays_one_sql_statement(make_service: Any, ids: dict[str
 
 
 def test_a_declared_length_above_the_limit_is_413_before_the_body_arrives(
-    make_service: Any, ids: dict[str, str], sql: Any
+    make_service: Any, ids: dict[str, str]
 ) -> None:
     service = make_service(**{"http.max_body_bytes": 4096})
 
@@ -284,7 +284,7 @@ def test_a_uuid_with_a_trailing_newline_is_422_in_path_query_and_body(
     ],
 )
 def test_a_timestamp_postgresql_cannot_store_is_422(
-    make_service: Any, ids: dict[str, str], sql: Any, expires_at: str
+    make_service: Any, ids: dict[str, str], expires_at: str
 ) -> None:
     response = (
         make_service()

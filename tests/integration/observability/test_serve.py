@@ -187,7 +187,7 @@ def test_one_worker_serves_its_own_registry(
     assert _delta(after, before, CONTEXT_200) == 4
 
 
-def test_an_unsupported_otel_exporter_refuses_to_start(tmp_path: Path) -> None:
+def test_an_unsupported_otel_exporter_refuses_to_start() -> None:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
         "SERVER_WORKERS": "2",
