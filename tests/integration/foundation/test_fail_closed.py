@@ -6,13 +6,12 @@ import json
 import uuid
 from typing import Any
 
-import psycopg2
 import pytest
 
 from repositories.migrate import upgrade
 from tests.integration.foundation.conftest import extended_world, messages_path
 from tests.support.faults import StubOpa
-from tests.support.services import OpaServer, PostgresCluster, free_port
+from tests.support.services import OpaServer, PostgresCluster, free_port, run_sql
 from tests.support.world import load
 
 pytestmark = pytest.mark.integration
@@ -220,11 +219,7 @@ def test_a_database_on_a_closed_port_gives_503_problem_json(
 def test_postgresql_stopped_mid_test_gives_503(make_service: Any) -> None:
     cluster = PostgresCluster().start()
     try:
-        conn = psycopg2.connect(cluster.admin_url)
-        conn.autocommit = True
-        with conn.cursor() as cursor:
-            cursor.execute("CREATE DATABASE private_fail_closed")
-        conn.close()
+        run_sql(cluster.admin_url, "CREATE DATABASE private_fail_closed")
         url = cluster.url("private_fail_closed")
         upgrade(url)
         ids = load(url, extended_world())
