@@ -20,25 +20,34 @@ installed or vendored alone.
   adapter is called.
 * :mod:`agent_sdk.contracts`: the wire contracts shared with the server (pydantic);
   the server imports them from here, never the reverse.
+
+The names below are importable from the package itself (``from agent_sdk import
+PrincipalClient``); each module is imported when one of its names is first used.
 """
 
-from agent_sdk.comms import CommsBroker, CommsTool, CommsTransport, create_comms_tools
-from agent_sdk.errors import (
-    ApiProblem,
-    CommsToolError,
-    NoAuthorizedRequest,
-    SdkError,
-    ToolParameterError,
-)
-from agent_sdk.relay import SessionRelay
-from agent_sdk.render import (
-    RenderedRunContext,
-    parse_run_context,
-    parse_transcript,
-    render_run_context,
-    render_transcript,
-)
-from agent_sdk.rest import PrincipalClient, RunnerClient
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_sdk.comms import CommsBroker, CommsTool, CommsTransport, create_comms_tools
+    from agent_sdk.errors import (
+        ApiProblem,
+        CommsToolError,
+        NoAuthorizedRequest,
+        SdkError,
+        ToolParameterError,
+    )
+    from agent_sdk.relay import SessionRelay
+    from agent_sdk.render import (
+        RenderedRunContext,
+        parse_run_context,
+        parse_transcript,
+        render_run_context,
+        render_transcript,
+    )
+    from agent_sdk.rest import PrincipalClient, RunnerClient
 
 __all__ = [
     "ApiProblem",
@@ -59,3 +68,41 @@ __all__ = [
     "render_run_context",
     "render_transcript",
 ]
+
+# Every name above, by the module that defines it. They are imported on first use
+# (PEP 562): the server imports only agent_sdk.contracts and never pays for the HTTP
+# client, the relay, the comms tools or the renderers.
+_EXPORTS: dict[str, str] = {
+    "ApiProblem": "agent_sdk.errors",
+    "CommsBroker": "agent_sdk.comms",
+    "CommsTool": "agent_sdk.comms",
+    "CommsToolError": "agent_sdk.errors",
+    "CommsTransport": "agent_sdk.comms",
+    "NoAuthorizedRequest": "agent_sdk.errors",
+    "PrincipalClient": "agent_sdk.rest",
+    "RenderedRunContext": "agent_sdk.render",
+    "RunnerClient": "agent_sdk.rest",
+    "SdkError": "agent_sdk.errors",
+    "SessionRelay": "agent_sdk.relay",
+    "ToolParameterError": "agent_sdk.errors",
+    "create_comms_tools": "agent_sdk.comms",
+    "parse_run_context": "agent_sdk.render",
+    "parse_transcript": "agent_sdk.render",
+    "render_run_context": "agent_sdk.render",
+    "render_transcript": "agent_sdk.render",
+}
+
+
+if not TYPE_CHECKING:  # mypy sees the imports above, and flags an unknown name
+
+    def __getattr__(name: str) -> Any:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # later lookups do not come back here
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

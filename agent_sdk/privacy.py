@@ -27,9 +27,10 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
+# What an attempt calls (chat or tool): the spec's enum, re-exported from the client.
+from agent_sdk.client.models import AttemptKind
 from agent_sdk.rest import PrincipalClient
 
 __all__ = [
@@ -46,13 +47,6 @@ __all__ = [
 
 Request = TypeVar("Request")
 Response = TypeVar("Response")
-
-
-class AttemptKind(StrEnum):
-    """What an attempt calls: a chat model or a tool."""
-
-    CHAT = "chat"
-    TOOL = "tool"
 
 
 class AttemptRecorder(Protocol):

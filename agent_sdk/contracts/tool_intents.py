@@ -23,14 +23,14 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import (
     Field,
+    PrivateAttr,
     StrictInt,
     StrictStr,
     ValidationError,
-    ValidatorFunctionWrapHandler,
     model_validator,
 )
 
@@ -122,15 +122,14 @@ class AgentToolIntent(ClosedContract):
     plane: ToolPlane
     params: dict[StrictStr, Any]
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _typed_params_are_valid(
-        cls, data: Any, handler: ValidatorFunctionWrapHandler
-    ) -> AgentToolIntent:
-        intent = handler(data)
-        assert isinstance(intent, AgentToolIntent)
-        intent.typed_params()
-        return intent
+    # The typed params once parsed, as in AgentSessionContext (a 1-tuple: ``None`` is a
+    # valid result). Validation fills it; the server's policy input reuses it.
+    _typed: tuple[ClosedContract | None] | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _typed_params_are_valid(self) -> Self:
+        self.typed_params()
+        return self
 
     def typed_params(self) -> ClosedContract | None:
         """The params as their tool's model, or ``None`` for a tool this version does
@@ -140,13 +139,14 @@ class AgentToolIntent(ClosedContract):
             pydantic.ValidationError: the params do not fit the tool's model; the
                 locations start at ``params``.
         """
-        model = TYPED_TOOL_PARAMS.get(self.name)
-        if model is None:
-            return None
-        try:
-            return model.model_validate(self.params)
-        except ValidationError as error:
-            raise nested_error("AgentToolIntent", error, ("params",)) from None
+        if self._typed is None:
+            model = TYPED_TOOL_PARAMS.get(self.name)
+            try:
+                typed = None if model is None else model.model_validate(self.params)
+            except ValidationError as error:
+                raise nested_error("AgentToolIntent", error, ("params",)) from None
+            self._typed = (typed,)
+        return self._typed[0]
 
     def navigation_target(self) -> str | None:
         """The ``surface_key`` of a ``navigate_to`` intent, else ``None``."""
