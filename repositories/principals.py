@@ -10,11 +10,19 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, RowMapping, text
 
 from repositories.prepared import PreparedStatement
 
-__all__ = ["Account", "Actor", "PrincipalRepository", "RunnerIdentity", "TokenHolder"]
+__all__ = [
+    "Account",
+    "Actor",
+    "PrincipalRepository",
+    "RunnerIdentity",
+    "TokenHolder",
+    "account_columns",
+    "account_from_row",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,20 +54,48 @@ TokenHolder = Actor | RunnerIdentity
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """A principal by id with what workspace provisioning needs: owner and home channel."""
+    """A principal as an actor, with its owner and home channel (agents only).
+
+    Workspace provisioning reads the owner; the comms relay acts as the actor and
+    falls back to the home channel.
+    """
 
     actor: Actor
     owner_user_id: str | None
     home_channel_id: str | None
 
 
-_BY_ID = text(
+def account_columns(prefix: str = "") -> str:
+    """The select list of an :class:`Account` from ``principals`` aliased ``p``.
+
+    Every column is labelled ``prefix`` + its name, as :func:`account_from_row` reads it.
     """
-    SELECT p.id::text AS id, p.kind AS kind, p.status AS status, p.is_owner AS is_owner,
-           p.owner_user_id::text AS owner_user_id, p.home_channel_id::text AS home_channel_id
-    FROM principals p WHERE p.id = CAST(:id AS uuid)
+    return (
+        f"p.id::text AS {prefix}id, p.kind AS {prefix}kind, p.status AS {prefix}status, "
+        f"p.is_owner AS {prefix}is_owner, p.owner_user_id::text AS {prefix}owner_user_id, "
+        f"p.home_channel_id::text AS {prefix}home_channel_id"
+    )
+
+
+def account_from_row(m: RowMapping, prefix: str = "") -> Account | None:
+    """The :class:`Account` of a row selected with :func:`account_columns` (same
+    ``prefix``), or ``None`` when its id is NULL (an outer join that found no principal).
     """
-)
+    if m[f"{prefix}id"] is None:
+        return None
+    return Account(
+        actor=Actor(
+            id=m[f"{prefix}id"],
+            kind=m[f"{prefix}kind"],
+            status=m[f"{prefix}status"],
+            is_owner=m[f"{prefix}is_owner"],
+        ),
+        owner_user_id=m[f"{prefix}owner_user_id"],
+        home_channel_id=m[f"{prefix}home_channel_id"],
+    )
+
+
+_BY_ID = text(f"SELECT {account_columns()} FROM principals p WHERE p.id = CAST(:id AS uuid)")
 
 # Every request authenticates: prepared once per connection (repositories.prepared).
 # The CHECKs of api_tokens make a token hold exactly one of principal and runner.
@@ -99,19 +135,7 @@ class PrincipalRepository:
             )
         return None
 
-    def by_token_hash(self, token_hash: str) -> Actor | None:
-        """The principal owning an unrevoked token with this hash, or ``None``."""
-        holder = self.token_holder(token_hash)
-        return holder if isinstance(holder, Actor) else None
-
     def account(self, principal_id: str) -> Account | None:
         """The principal with this id, its owner and home channel, or ``None``."""
         row = self._conn.execute(_BY_ID, {"id": principal_id}).first()
-        if row is None:
-            return None
-        m = row._mapping
-        return Account(
-            actor=Actor(id=m["id"], kind=m["kind"], status=m["status"], is_owner=m["is_owner"]),
-            owner_user_id=m["owner_user_id"],
-            home_channel_id=m["home_channel_id"],
-        )
+        return None if row is None else account_from_row(row._mapping)

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, RowMapping, text
 from sqlalchemy.exc import IntegrityError
 
-from repositories.principals import Actor, RunnerIdentity
+from repositories.principals import Account, RunnerIdentity, account_columns, account_from_row
 
 __all__ = ["Binding", "RunnerIdentity", "RunnerRepository"]
 
@@ -29,7 +29,8 @@ class Binding:
     """A workspace binding with the agent account it resolves to.
 
     ``account`` is ``None`` when the bound agent id names no principal (a broken row:
-    the relay fails closed with 500, never with another identity).
+    the relay fails closed with 500, never with another identity); the relay acts as
+    its actor and falls back to its home channel.
     """
 
     id: str
@@ -39,9 +40,7 @@ class Binding:
     session_id: str | None
     agent_id: str
     state: str
-    account: Actor | None
-    owner_user_id: str | None
-    home_channel_id: str | None
+    account: Account | None
 
 
 _ENROLL = text(
@@ -61,13 +60,11 @@ _RUNNER_FOR_SHARE = text(
     FROM runners r WHERE r.id = CAST(:runner_id AS uuid) FOR SHARE
     """
 )
-_BINDING_COLUMNS = """
+_BINDING_COLUMNS = f"""
     b.id::text AS id, b.runner_id::text AS runner_id, b.enrollment_epoch AS enrollment_epoch,
     b.container_name AS container_name, b.session_id AS session_id,
     b.agent_id::text AS agent_id, b.state AS state,
-    p.id::text AS account_id, p.kind AS account_kind, p.status AS account_status,
-    p.is_owner AS account_is_owner, p.owner_user_id::text AS owner_user_id,
-    p.home_channel_id::text AS home_channel_id
+    {account_columns("account_")}
 """
 _BINDING_FROM = """
     FROM session_bindings b LEFT JOIN principals p ON p.id = b.agent_id
@@ -86,12 +83,18 @@ _BY_CONTAINER_FOR_UPDATE = text(
     "WHERE b.runner_id = CAST(:runner_id AS uuid) AND b.container_name = :container_name "
     "FOR UPDATE OF b"
 )
+# The inserted row comes back with its account in the same statement (no re-read).
 _PROVISION = text(
-    """
-    INSERT INTO session_bindings (runner_id, enrollment_epoch, container_name, agent_id, state)
-    VALUES (CAST(:runner_id AS uuid), :epoch, :container_name, CAST(:agent_id AS uuid),
-            'provisioned')
-    RETURNING id::text AS id
+    f"""
+    WITH inserted AS (
+        INSERT INTO session_bindings
+            (runner_id, enrollment_epoch, container_name, agent_id, state)
+        VALUES (CAST(:runner_id AS uuid), :epoch, :container_name, CAST(:agent_id AS uuid),
+                'provisioned')
+        RETURNING id, runner_id, enrollment_epoch, container_name, session_id, agent_id, state
+    )
+    SELECT {_BINDING_COLUMNS}
+    FROM inserted b LEFT JOIN principals p ON p.id = b.agent_id
     """
 )
 _BIND = text(
@@ -99,7 +102,6 @@ _BIND = text(
     "WHERE id = CAST(:id AS uuid)"
 )
 _DELETE = text("DELETE FROM session_bindings WHERE id = CAST(:id AS uuid)")
-_BY_ID = text(f"SELECT {_BINDING_COLUMNS} {_BINDING_FROM} WHERE b.id = CAST(:id AS uuid)")
 
 
 def _identity(row: Any) -> RunnerIdentity | None:
@@ -112,17 +114,10 @@ def _identity(row: Any) -> RunnerIdentity | None:
 
 
 def _binding(row: Any) -> Binding | None:
-    if row is None:
-        return None
-    m = row._mapping
-    account = None
-    if m["account_id"] is not None:
-        account = Actor(
-            id=m["account_id"],
-            kind=m["account_kind"],
-            status=m["account_status"],
-            is_owner=m["account_is_owner"],
-        )
+    return None if row is None else _binding_of(row._mapping)
+
+
+def _binding_of(m: RowMapping) -> Binding:
     return Binding(
         id=m["id"],
         runner_id=m["runner_id"],
@@ -131,9 +126,7 @@ def _binding(row: Any) -> Binding | None:
         session_id=m["session_id"],
         agent_id=m["agent_id"],
         state=m["state"],
-        account=account,
-        owner_user_id=m["owner_user_id"],
-        home_channel_id=m["home_channel_id"],
+        account=account_from_row(m, "account_"),
     )
 
 
@@ -164,8 +157,11 @@ class RunnerRepository:
     def provision(
         self, *, runner_id: str, enrollment_epoch: int, container_name: str, agent_id: str
     ) -> Binding:
-        """Insert a ``provisioned`` binding of ``container_name`` to ``agent_id``."""
-        binding_id = self._conn.execute(
+        """Insert a ``provisioned`` binding of ``container_name`` to ``agent_id``.
+
+        The binding is returned by the insert itself, with its account.
+        """
+        row = self._conn.execute(
             _PROVISION,
             {
                 "runner_id": runner_id,
@@ -173,15 +169,8 @@ class RunnerRepository:
                 "container_name": container_name,
                 "agent_id": agent_id,
             },
-        ).scalar_one()
-        found = self.by_id(str(binding_id))
-        if found is None:
-            raise RuntimeError("binding vanished after insert")
-        return found
-
-    def by_id(self, binding_id: str) -> Binding | None:
-        """A binding by its id."""
-        return _binding(self._conn.execute(_BY_ID, {"id": binding_id}).first())
+        ).one()
+        return _binding_of(row._mapping)
 
     def by_session(self, runner_id: str, session_id: str, *, lock: bool = False) -> Binding | None:
         """The runner's binding of ``session_id`` (row-locked when ``lock``)."""

@@ -36,7 +36,7 @@ class UnitOfWork:
     Example::
 
         with UnitOfWork(engine) as uow:
-            actor = uow.principals.by_token_hash(digest)
+            holder = uow.principals.token_holder(digest)
             uow.commit()
     """
 

@@ -28,6 +28,7 @@ __all__ = [
     "ListCall",
     "PostCall",
     "call_error",
+    "is_uuid",
     "mint_container_name",
     "parse_call",
 ]
@@ -68,7 +69,11 @@ _UUID: Final = re.compile(
 )
 
 
-def _is_uuid(value: str) -> bool:
+def is_uuid(value: str) -> bool:
+    """Whether ``value`` is a UUID in its hyphenated hex form (any case), exactly.
+
+    The one check of the ``uuid`` format: the HTTP layer's schema validation uses it too.
+    """
     return _UUID.fullmatch(value) is not None
 
 
@@ -83,7 +88,7 @@ def _channel(args: Mapping[str, Any], path: str, errors: list[FieldError]) -> st
                 "message": "must not be empty; omit it for the home channel",
             }
         )
-    elif not _is_uuid(value):
+    elif not is_uuid(value):
         errors.append({"path": f"{path}/channel_id", "message": "violates 'format'"})
     return value
 
@@ -94,7 +99,7 @@ def _optional_uuid(
     if name not in args:
         return None
     value = str(args[name])
-    if not _is_uuid(value):
+    if not is_uuid(value):
         errors.append({"path": f"{path}/{name}", "message": "violates 'format'"})
     return value
 

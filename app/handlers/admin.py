@@ -1,6 +1,6 @@
 """Admin facts API endpoints (instance owners; decided in Rego as ``admin.*``).
 
-Every endpoint is one line: :func:`_admin` authenticates, authorizes the
+Every endpoint is one line: :func:`admin_operation` authenticates, authorizes the
 operation's action on the instance and runs the write in one transaction.
 """
 
@@ -25,6 +25,7 @@ __all__ = [
     "admin_delete_grant",
     "admin_delete_message",
     "admin_move_thread",
+    "admin_operation",
     "admin_set_thread_session",
     "admin_update_channel",
     "admin_update_followup",
@@ -36,7 +37,10 @@ __all__ = [
 Work = Callable[[UnitOfWork, AdminRepository], Any]
 
 
-def _admin(operation_id: str, work: Work, status: int = 200) -> Response:
+def admin_operation(operation_id: str, work: Work, status: int = 200) -> Response:
+    """Authenticate, authorize ``operation_id``'s action on the instance and run ``work``
+    in one transaction; the response carries its result (``status``; 204: no body).
+    """
     ctx = begin(operation_id)
     result = ctx.use_cases.run_admin(ctx.actor, ctx.action, work)
     return no_content() if status == 204 else json_response(result, status)
@@ -44,19 +48,19 @@ def _admin(operation_id: str, work: Work, status: int = 200) -> Response:
 
 def admin_create_grant(body: dict[str, Any]) -> Response:
     """POST /api/v1/admin/grants."""
-    return _admin("adminCreateGrant", lambda _u, repo: admin.create_grant(repo, body), 201)
+    return admin_operation("adminCreateGrant", lambda _u, repo: admin.create_grant(repo, body), 201)
 
 
 def admin_delete_grant(grant_id: str) -> Response:
     """DELETE /api/v1/admin/grants/{grant_id}."""
-    return _admin(
+    return admin_operation(
         "adminDeleteGrant", lambda _u, repo: require(repo.delete_grant(grant_id) or None), 204
     )
 
 
 def admin_update_principal(principal_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/principals/{principal_id}."""
-    return _admin(
+    return admin_operation(
         "adminUpdatePrincipal",
         lambda _u, repo: require(repo.update_principal(principal_id, body["status"])),
     )
@@ -64,7 +68,7 @@ def admin_update_principal(principal_id: str, body: dict[str, Any]) -> Response:
 
 def admin_update_space(space_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/spaces/{space_id}."""
-    return _admin(
+    return admin_operation(
         "adminUpdateSpace", lambda _u, repo: require(repo.update_space(space_id, body["archived"]))
     )
 
@@ -72,7 +76,7 @@ def admin_update_space(space_id: str, body: dict[str, Any]) -> Response:
 def admin_update_channel(channel_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/channels/{channel_id}."""
     backfill_max = current_services().settings.integer("channel.history_backfill_limit_max")
-    return _admin(
+    return admin_operation(
         "adminUpdateChannel",
         lambda _u, repo: admin.update_channel(repo, channel_id, body, backfill_max),
     )
@@ -80,31 +84,33 @@ def admin_update_channel(channel_id: str, body: dict[str, Any]) -> Response:
 
 def admin_move_thread(thread_id: str, body: dict[str, Any]) -> Response:
     """POST /api/v1/admin/threads/{thread_id}/move."""
-    return _admin(
+    return admin_operation(
         "adminMoveThread", lambda _u, repo: admin.move_thread(repo, thread_id, body["channel_id"])
     )
 
 
 def admin_create_run(body: dict[str, Any]) -> Response:
     """POST /api/v1/admin/runs."""
-    return _admin("adminCreateRun", lambda _u, repo: admin.create_run(repo, body), 201)
+    return admin_operation("adminCreateRun", lambda _u, repo: admin.create_run(repo, body), 201)
 
 
 def admin_update_run(run_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/runs/{run_id}."""
-    return _admin(
+    return admin_operation(
         "adminUpdateRun", lambda _u, repo: require(repo.update_run(run_id, body["state"]))
     )
 
 
 def admin_create_followup(body: dict[str, Any]) -> Response:
     """POST /api/v1/admin/followups."""
-    return _admin("adminCreateFollowup", lambda _u, repo: admin.create_followup(repo, body), 201)
+    return admin_operation(
+        "adminCreateFollowup", lambda _u, repo: admin.create_followup(repo, body), 201
+    )
 
 
 def admin_update_followup(followup_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/followups/{followup_id}."""
-    return _admin(
+    return admin_operation(
         "adminUpdateFollowup",
         lambda _u, repo: require(repo.update_followup(followup_id, body["state"])),
     )
@@ -112,11 +118,13 @@ def admin_update_followup(followup_id: str, body: dict[str, Any]) -> Response:
 
 def admin_set_thread_session(thread_id: str, body: dict[str, Any]) -> Response:
     """POST /api/v1/admin/threads/{thread_id}/session (mode reset or bind)."""
-    return _admin(
+    return admin_operation(
         "adminSetThreadSession", lambda _u, repo: admin.set_session(repo, thread_id, body)
     )
 
 
 def admin_delete_message(message_id: str) -> Response:
     """DELETE /api/v1/admin/messages/{message_id} (tombstone)."""
-    return _admin("adminDeleteMessage", lambda uow, _r: admin.delete_message(uow, message_id), 204)
+    return admin_operation(
+        "adminDeleteMessage", lambda uow, _r: admin.delete_message(uow, message_id), 204
+    )

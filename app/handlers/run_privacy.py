@@ -12,6 +12,7 @@ from connexion import request
 from starlette.responses import Response
 
 from app.domain.privacy import etag
+from app.handlers.admin import admin_operation
 from app.handlers.common import begin, json_response
 from app.usecases import privacy_admin
 
@@ -72,19 +73,15 @@ def rotate_run_envelope(run_id: str, body: dict[str, Any]) -> Response:
 
 def admin_set_provider_policy(provider_id: str, body: dict[str, Any]) -> Response:
     """PUT /api/v1/admin/provider-policies/{provider_id}."""
-    ctx = begin("adminSetProviderPolicy")
-    result = ctx.use_cases.run_admin(
-        ctx.actor,
-        ctx.action,
+    return admin_operation(
+        "adminSetProviderPolicy",
         lambda uow, _repo: privacy_admin.set_provider_policy(uow, provider_id, body),
     )
-    return json_response(result)
 
 
 def admin_set_task_policy(task_key: str, body: dict[str, Any]) -> Response:
     """PUT /api/v1/admin/task-policies/{task_key}."""
-    ctx = begin("adminSetTaskPolicy")
-    result = ctx.use_cases.run_admin(
-        ctx.actor, ctx.action, lambda uow, _repo: privacy_admin.set_task_policy(uow, task_key, body)
+    return admin_operation(
+        "adminSetTaskPolicy",
+        lambda uow, _repo: privacy_admin.set_task_policy(uow, task_key, body),
     )
-    return json_response(result)

@@ -42,6 +42,7 @@ from jsonschema.validators import extend
 from starlette.datastructures import QueryParams
 
 from app.config import SCHEMA
+from app.domain.comms import is_uuid
 from app.errors import FieldError, InvalidRequest, ValidationFailed
 from app.http.safe_json import parse_json_body
 from app.services import services_var
@@ -202,7 +203,6 @@ def validator_map() -> dict[str, Any]:
     return mapping
 
 
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 # RFC 3339 date-time; the offset hours stop at 15 because PostgreSQL refuses more.
 _DATE_TIME = re.compile(
     r"(?P<year>[0-9]{4})-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
@@ -215,7 +215,7 @@ FORMAT_CHECKER = FormatChecker()
 
 
 def _is_uuid(value: object) -> bool:
-    return not isinstance(value, str) or _UUID.fullmatch(value) is not None
+    return not isinstance(value, str) or is_uuid(value)
 
 
 def _is_date_time(value: object) -> bool:

@@ -36,7 +36,7 @@ from app.usecases.authorization import Authorizer
 from app.usecases.messages import ListMessages, PostMessage
 from app.usecases.ports import UnitFactory
 from app.usecases.runners import binding_resource, runner_facts
-from repositories.principals import Actor, RunnerIdentity
+from repositories.principals import Account, RunnerIdentity
 from repositories.runners import Binding
 
 __all__ = ["RelayCommsCall", "RelayedOperation"]
@@ -104,14 +104,14 @@ class RelayCommsCall:
         kind = "post_message" if "post_message" in call else "list_messages"
         with self._reader() as uow:
             binding = uow.runners.by_session(runner.id, session_id)
-            agent = _account(binding, session_id)
+            account = _account(binding, session_id)
             facts = runner_facts(uow, runner, [] if binding is None else [binding.agent_id])
         self._authorizer.require(runner, action, binding_resource(binding), facts)
-        if binding is None or agent is None:  # allowed only for a resolvable binding
+        if binding is None or account is None:  # allowed only for a resolvable binding
             raise InternalError()
         call_id = str(call["call_id"])
         try:
-            result = self._run(agent, binding, parse_call(call))
+            result = self._run(account, parse_call(call))
         except ApiError as error:
             if error.status >= 500:
                 raise
@@ -123,8 +123,9 @@ class RelayCommsCall:
         log.info("comms relay", extra={"session_id": session_id, "call": kind, "outcome": "ok"})
         return {"call_id": call_id, kind: result}
 
-    def _run(self, agent: Actor, binding: Binding, call: PostCall | ListCall) -> dict[str, Any]:
-        channel_id = call.channel_id if call.channel_id is not None else binding.home_channel_id
+    def _run(self, account: Account, call: PostCall | ListCall) -> dict[str, Any]:
+        agent = account.actor
+        channel_id = call.channel_id if call.channel_id is not None else account.home_channel_id
         if channel_id is None:
             # An agent without a home channel: the same answer as an unknown channel.
             raise NotFound()
@@ -149,7 +150,7 @@ class RelayCommsCall:
         )
 
 
-def _account(binding: Binding | None, session_id: str) -> Actor | None:
+def _account(binding: Binding | None, session_id: str) -> Account | None:
     """The binding's account; a binding without one fails closed (500), never falls back."""
     if binding is None:
         return None

@@ -9,7 +9,7 @@ get the same 404. Denials are audited like any other (:class:`Authorizer`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.errors import Conflict, InternalError
@@ -28,6 +28,7 @@ __all__ = [
     "SessionReport",
     "StopSession",
     "binding_resource",
+    "require_binding",
     "runner_facts",
     "session_view",
 ]
@@ -52,6 +53,29 @@ def binding_resource(binding: Binding | None) -> BindingResource:
         state=binding.state,
         agent_id=binding.agent_id,
     )
+
+
+def require_binding(
+    uow: UnitOfWork,
+    authorizer: Authorizer,
+    runner: RunnerIdentity,
+    action: str,
+    binding: Binding | None,
+) -> Binding:
+    """Decide ``action`` on the runner's ``binding`` (``None``: it holds none) and return it.
+
+    Raises:
+        NotFound: unknown, stopped, stale or another runner's binding (the policy).
+        Forbidden: the policy denies the action otherwise (audited).
+        OpaUnavailable: the policy engine cannot answer.
+        InternalError: the policy allowed a missing binding.
+    """
+    agents = [] if binding is None else [binding.agent_id]
+    facts = runner_facts(uow, runner, agents)
+    authorizer.require(runner, action, binding_resource(binding), facts)
+    if binding is None:  # the policy allows only an existing binding
+        raise InternalError()
+    return binding
 
 
 def session_view(binding: Binding) -> dict[str, Any]:
@@ -127,21 +151,21 @@ class ReportSession:
             Conflict: another container of the runner is bound to ``session_id``.
         """
         with self._writer() as uow:
-            binding = uow.runners.by_container(runner.id, container_name)
-            agents = [] if binding is None else [binding.agent_id]
-            facts = runner_facts(uow, runner, agents)
-            self._authorizer.require(runner, action, binding_resource(binding), facts)
-            if binding is None:  # the policy allows only an existing binding
-                raise InternalError()
+            binding = require_binding(
+                uow,
+                self._authorizer,
+                runner,
+                action,
+                uow.runners.by_container(runner.id, container_name),
+            )
             created = binding.state == "provisioned"
             if binding.session_id != session_id:
                 if not uow.runners.bind(binding.id, session_id):
                     raise Conflict("The session id is bound to another container of the runner.")
                 uow.commit()
-            stored = uow.runners.by_id(binding.id)
-            if stored is None:
-                raise InternalError()
-        return SessionReport(session_view(stored), created)
+                # Locked since by_container; the bind writes only session_id and state.
+                binding = replace(binding, session_id=session_id, state="bound")
+        return SessionReport(session_view(binding), created)
 
 
 class ReloadSession:
@@ -163,12 +187,13 @@ class ReloadSession:
             NotFound: unknown, stopped, stale or another runner's session.
         """
         with self._reader() as uow:
-            binding = uow.runners.by_session(runner.id, session_id)
-            agents = [] if binding is None else [binding.agent_id]
-            facts = runner_facts(uow, runner, agents)
-            self._authorizer.require(runner, action, binding_resource(binding), facts)
-        if binding is None:
-            raise InternalError()
+            binding = require_binding(
+                uow,
+                self._authorizer,
+                runner,
+                action,
+                uow.runners.by_session(runner.id, session_id),
+            )
         return session_view(binding)
 
 
@@ -191,11 +216,12 @@ class StopSession:
             NotFound: unknown, already stopped, stale or another runner's session.
         """
         with self._writer() as uow:
-            binding = uow.runners.by_session(runner.id, session_id, lock=True)
-            agents = [] if binding is None else [binding.agent_id]
-            facts = runner_facts(uow, runner, agents)
-            self._authorizer.require(runner, action, binding_resource(binding), facts)
-            if binding is None:
-                raise InternalError()
+            binding = require_binding(
+                uow,
+                self._authorizer,
+                runner,
+                action,
+                uow.runners.by_session(runner.id, session_id, lock=True),
+            )
             uow.runners.delete(binding.id)
             uow.commit()
