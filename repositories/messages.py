@@ -8,7 +8,9 @@ does not grow with the thread.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
@@ -18,12 +20,14 @@ from sqlalchemy.exc import IntegrityError
 from app.domain.representation import StoredMessage
 
 __all__ = [
+    "MESSAGE_BASE_COLUMNS",
     "MESSAGE_COLUMNS",
     "MESSAGE_FROM",
     "MessageRepository",
     "Page",
     "ThreadRow",
-    "message_from_row",
+    "attachments_by_message",
+    "message_reader",
 ]
 
 
@@ -46,21 +50,38 @@ class Page:
     has_older: bool
 
 
-# Read by label (``message_from_row``), never by position.
-MESSAGE_COLUMNS = """
+# One attachment of ``attachments a`` as the contract's Attachment (absent fields omitted).
+_ATTACHMENT = """json_strip_nulls(json_build_object(
+        'file_id', a.file_id, 'original_name', a.original_name, 'mime_type', a.mime_type,
+        'size_bytes', a.size_bytes, 'scan_status', a.scan_status, 'transcript', a.transcript))"""
+
+# Every column of a message but its attachments, read by label (``message_reader``).
+MESSAGE_BASE_COLUMNS = """
     m.id::text AS id, t.channel_id::text AS channel_id, m.thread_id::text AS thread_id,
     m.thread_seq AS thread_seq, m.author_principal_id::text AS author_id,
     p.kind AS author_kind, p.handle AS author_handle, p.display_name AS author_display_name,
     m.origin AS origin, m.kind AS kind, m.content_md AS content_md,
     m.created_at AS created_at, m.reply_to_message_id::text AS reply_to_message_id,
     t.parent_message_id::text AS parent_message_id, m.client_request_id AS client_request_id,
-    m.deleted_at IS NOT NULL AS deleted,
-    COALESCE((SELECT json_agg(json_strip_nulls(json_build_object(
-        'file_id', a.file_id, 'original_name', a.original_name, 'mime_type', a.mime_type,
-        'size_bytes', a.size_bytes, 'scan_status', a.scan_status, 'transcript', a.transcript))
-        ORDER BY a.position)
-      FROM attachments a WHERE a.message_id = m.id), '[]'::json) AS attachments
+    m.deleted_at IS NOT NULL AS deleted"""
+# A message with its attachments, each message's looked up on its own.
+MESSAGE_COLUMNS = f"""{MESSAGE_BASE_COLUMNS},
+    COALESCE((SELECT json_agg({_ATTACHMENT} ORDER BY a.position)
+              FROM attachments a WHERE a.message_id = m.id), '[]'::json) AS attachments
 """
+
+
+def attachments_by_message(ids: str) -> str:
+    """A relation of ``(message_id, list)``: the attachments (a JSON array in order) of
+    the messages whose ids ``ids`` selects, gathered in one scan.
+
+    For reads of many messages: joined on ``message_id``, it replaces a subquery per
+    message (:data:`MESSAGE_COLUMNS`). Messages without attachments have no row.
+    """
+    return f"""(SELECT a.message_id, json_agg({_ATTACHMENT} ORDER BY a.position) AS list
+      FROM attachments a WHERE a.message_id IN ({ids}) GROUP BY a.message_id)"""
+
+
 MESSAGE_FROM = """
     FROM messages m
     JOIN threads t ON t.id = m.thread_id
@@ -131,28 +152,25 @@ _TOMBSTONE = text(
 )
 
 
-def message_from_row(row: Any) -> StoredMessage:
-    """A :class:`StoredMessage` from a row selected with :data:`MESSAGE_COLUMNS`."""
-    m = row._mapping
-    return StoredMessage(
-        id=m["id"],
-        channel_id=m["channel_id"],
-        thread_id=m["thread_id"],
-        thread_seq=m["thread_seq"],
-        author_id=m["author_id"],
-        author_kind=m["author_kind"],
-        author_handle=m["author_handle"],
-        author_display_name=m["author_display_name"],
-        origin=m["origin"],
-        kind=m["kind"],
-        content_md=m["content_md"],
-        created_at=m["created_at"],
-        reply_to_message_id=m["reply_to_message_id"],
-        parent_message_id=m["parent_message_id"],
-        client_request_id=m["client_request_id"],
-        deleted=m["deleted"],
-        attachments=list(m["attachments"]),
-    )
+def message_reader(keys: Iterable[str]) -> Callable[[Any], StoredMessage]:
+    """A reader of :class:`StoredMessage` from the rows of one result with these column
+    labels (``result.keys()``), selected with :data:`MESSAGE_COLUMNS`.
+
+    Columns are found by label, once per result; each row is then read by the
+    positions found (a hundred rows per context read: a lookup by label per field and
+    row cost more than the rest of building the message).
+
+    Raises:
+        ValueError: a column of :data:`MESSAGE_COLUMNS` is missing from ``keys``.
+    """
+    labels = list(keys)
+    fields = itemgetter(*(labels.index(name) for name in StoredMessage._fields))
+    make = StoredMessage._make
+
+    def read(row: Any) -> StoredMessage:
+        return make(fields(row))
+
+    return read
 
 
 def _thread(row: Any) -> ThreadRow | None:
@@ -178,8 +196,8 @@ class MessageRepository:
         """The messages with these ids (unknown ids are absent), keyed by id."""
         if not ids:
             return {}
-        rows = self._conn.execute(_BY_IDS, {"ids": ids}).all()
-        return {message.id: message for message in map(message_from_row, rows)}
+        result = self._conn.execute(_BY_IDS, {"ids": ids})
+        return {message.id: message for message in map(message_reader(result.keys()), result)}
 
     def main_thread(self, channel_id: str) -> ThreadRow | None:
         """The main thread of a channel."""
@@ -198,12 +216,14 @@ class MessageRepository:
 
     def page(self, thread_id: str, before_seq: int | None, limit: int) -> Page:
         """The newest ``limit`` messages (tombstones included) before ``before_seq``."""
-        rows = self._conn.execute(
+        result = self._conn.execute(
             _PAGE,
             {"thread_id": thread_id, "before_seq": before_seq or 2**62, "limit": limit + 1},
-        ).all()
+        )
+        read = message_reader(result.keys())
+        rows = result.all()
         has_more = len(rows) > limit
-        items = [message_from_row(row) for row in (rows[1:] if has_more else rows)]
+        items = [read(row) for row in (rows[1:] if has_more else rows)]
         return Page(items=items, has_older=has_more)
 
     def lock_thread(self, thread_id: str) -> ThreadRow | None:

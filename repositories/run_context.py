@@ -20,8 +20,9 @@ Columns are read by label.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection
@@ -38,7 +39,7 @@ from app.domain.run_context import (
 )
 from app.policy.inputs import FactBundle
 from repositories.facts import as_bundle, bundle_sql
-from repositories.messages import MESSAGE_COLUMNS, message_from_row
+from repositories.messages import MESSAGE_BASE_COLUMNS, attachments_by_message, message_reader
 from repositories.prepared import PreparedStatement
 
 __all__ = ["CandidateRows", "LoadedRun", "RunContextRepository"]
@@ -194,7 +195,8 @@ _CANDIDATES = PreparedStatement(
       UNION ALL SELECT 'thread', * FROM tw
       UNION ALL SELECT 'channel', * FROM cw
     )
-    SELECT m.part AS part, {MESSAGE_COLUMNS},
+    SELECT m.part AS part, {MESSAGE_BASE_COLUMNS},
+           COALESCE(att.list, '[]'::json) AS attachments,
            EXISTS (SELECT 1 FROM run_followups f JOIN runs fr ON fr.id = f.run_id
                    WHERE f.message_id = m.id
                      AND fr.agent_session_id = CAST(:session_id AS uuid)
@@ -204,6 +206,7 @@ _CANDIDATES = PreparedStatement(
     FROM m
     JOIN threads t ON t.id = m.thread_id
     JOIN principals p ON p.id = m.author_principal_id
+    LEFT JOIN {attachments_by_message("SELECT id FROM m")} att ON att.message_id = m.id
     ORDER BY m.part, m.thread_seq
     """,
 )
@@ -258,6 +261,17 @@ def _surroundings(m: Any) -> RunSurroundings:
     )
 
 
+def _candidate_flags(keys: Iterable[str]) -> itemgetter[tuple[Any, ...]]:
+    """Reads a candidate row's own columns by label: part, delivered, has-older, facts."""
+    labels = list(keys)
+    return itemgetter(
+        *(
+            labels.index(name)
+            for name in ("part", "delivered_to_session", "thread_has_older", "facts")
+        )
+    )
+
+
 class RunContextRepository:
     """The two reads of a context read; never writes."""
 
@@ -292,20 +306,23 @@ class RunContextRepository:
             **_window_params("tw", plan.thread),
             **_window_params("cw", plan.channel),
         }
-        rows: Sequence[Any] = _CANDIDATES.execute(self._conn, params).all()
+        result = _CANDIDATES.execute(self._conn, params)
+        read_message = message_reader(result.keys())
+        flags = _candidate_flags(result.keys())
         parts: dict[str, list[StoredMessage]] = {"trigger": [], "thread": [], "channel": []}
         delivered: set[str] = set()
         thread_has_older = False
         facts = None
-        for row in rows:
-            message = message_from_row(row)
-            parts[row.part].append(message)
-            if row.part == "trigger":
-                facts = as_bundle(row.facts)
-            if row.delivered_to_session:
+        for row in result:
+            message = read_message(row)
+            part, delivered_to_session, has_older, part_facts = flags(row)
+            parts[part].append(message)
+            if part == "trigger":
+                facts = as_bundle(part_facts)
+            if delivered_to_session:
                 delivered.add(message.id)
             # The same flag on every row (an uncorrelated subquery, evaluated once).
-            thread_has_older = bool(row.thread_has_older)
+            thread_has_older = bool(has_older)
         return CandidateRows(
             trigger=parts["trigger"][0] if parts["trigger"] else None,
             thread=parts["thread"],

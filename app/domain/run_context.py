@@ -31,9 +31,10 @@ from the named configuration keys, which keeps the rules deterministic and easy 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from itertools import chain
+from typing import NamedTuple
 
 __all__ = [
     "BackfillLimits",
@@ -424,6 +425,16 @@ def plan_windows(run: RunSurroundings, limits: BackfillLimits) -> WindowPlan:
     )
 
 
+def _utf8_length(text: str) -> int:
+    """The UTF-8 length of ``text``, without encoding it when it is ASCII (a flag the
+    interpreter keeps: no scan).
+
+    Raises:
+        UnicodeEncodeError: ``text`` holds a lone surrogate.
+    """
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
 def cut_content(text: str, max_bytes: int) -> tuple[str, bool]:
     """Cut ``text`` to the longest prefix whose UTF-8 encoding fits ``max_bytes``.
 
@@ -448,9 +459,9 @@ def cut_content(text: str, max_bytes: int) -> tuple[str, bool]:
     """
     if max_bytes < 0:
         raise ValueError("max_bytes must not be negative")
-    encoded = text.encode("utf-8")
-    if len(encoded) <= max_bytes:
+    if _utf8_length(text) <= max_bytes:
         return text, False
+    encoded = text.encode("utf-8")
     cut = max_bytes
     # encoded[cut] exists because the encoding is longer than max_bytes; stepping back over
     # continuation bytes lands on a character start, so the prefix decodes cleanly.
@@ -469,12 +480,12 @@ class ContextPart(StrEnum):
     """Earlier messages of the run's own thread."""
 
 
-@dataclass(frozen=True, slots=True)
-class ContextItem:
+class ContextItem(NamedTuple):
     """One earlier message of a run context, reduced to what shaping needs.
 
     The caller keeps everything else (author, origin, attachments) keyed by
-    ``message_id``, so this module never handles fields it has no rule for.
+    ``message_id``, so this module never handles fields it has no rule for. A named
+    tuple: immutable, and a hundred are built per context read.
 
     Attributes:
         message_id: Identifier of the message.
@@ -493,7 +504,7 @@ class ContextItem:
     @property
     def content_bytes(self) -> int:
         """UTF-8 length of ``content_md``; the only size the budget counts."""
-        return len(self.content_md.encode("utf-8"))
+        return _utf8_length(self.content_md)
 
 
 def fit_budget(
@@ -654,4 +665,4 @@ def _cut_item(item: ContextItem, max_bytes: int) -> ContextItem:
     content, cut = cut_content(item.content_md, max_bytes)
     if not cut:
         return item
-    return replace(item, content_md=content, truncated=True)
+    return item._replace(content_md=content, truncated=True)
