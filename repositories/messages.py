@@ -73,13 +73,15 @@ MESSAGE_COLUMNS = f"""{MESSAGE_BASE_COLUMNS},
 
 def attachments_by_message(ids: str) -> str:
     """A relation of ``(message_id, list)``: the attachments (a JSON array in order) of
-    the messages whose ids ``ids`` selects, gathered in one scan.
+    the messages whose ids the subquery ``ids`` selects, gathered in one index scan.
 
     For reads of many messages: joined on ``message_id``, it replaces a subquery per
-    message (:data:`MESSAGE_COLUMNS`). Messages without attachments have no row.
+    message (:data:`MESSAGE_COLUMNS`). Messages without attachments have no row. The
+    ids go in as an array (``= ANY``), which the index on ``message_id`` answers; an
+    ``IN (subquery)`` may be planned as a hash join over the whole table.
     """
     return f"""(SELECT a.message_id, json_agg({_ATTACHMENT} ORDER BY a.position) AS list
-      FROM attachments a WHERE a.message_id IN ({ids}) GROUP BY a.message_id)"""
+      FROM attachments a WHERE a.message_id = ANY(ARRAY({ids})) GROUP BY a.message_id)"""
 
 
 MESSAGE_FROM = """
