@@ -313,7 +313,8 @@ class RunContextRepository:
         delivered: set[str] = set()
         thread_has_older = False
         facts = None
-        for row in result:
+        # all(): one fetchall; iterating the result would fetch row by row.
+        for row in result.all():
             message = read_message(row)
             part, delivered_to_session, has_older, part_facts = flags(row)
             parts[part].append(message)

@@ -457,17 +457,28 @@ def cut_content(text: str, max_bytes: int) -> tuple[str, bool]:
             encoding; stored message content never does, so this signals a caller bug and
             must not be papered over with a lossy result.
     """
+    content, truncated, _size = _cut(text, max_bytes)
+    return content, truncated
+
+
+def _cut(text: str, max_bytes: int) -> tuple[str, bool, int]:
+    """:func:`cut_content` with the UTF-8 length of the result (encoded once)."""
     if max_bytes < 0:
         raise ValueError("max_bytes must not be negative")
-    if _utf8_length(text) <= max_bytes:
-        return text, False
+    if text.isascii():
+        size = len(text)
+        if size <= max_bytes:
+            return text, False, size
+        return text[:max_bytes], True, max_bytes
     encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text, False, len(encoded)
     cut = max_bytes
     # encoded[cut] exists because the encoding is longer than max_bytes; stepping back over
     # continuation bytes lands on a character start, so the prefix decodes cleanly.
     while cut > 0 and encoded[cut] & _CONTINUATION_MASK == _CONTINUATION_TAG:
         cut -= 1
-    return encoded[:cut].decode("utf-8"), True
+    return encoded[:cut].decode("utf-8"), True, cut
 
 
 class ContextPart(StrEnum):
@@ -535,6 +546,23 @@ def fit_budget(
             or when a part is not strictly ascending by ``thread_seq``; the contiguity
             guarantee only holds for well-ordered input, so a caller bug fails loudly.
     """
+    return _fit(
+        channel,
+        thread,
+        [item.content_bytes for item in channel],
+        [item.content_bytes for item in thread],
+        max_total,
+    )
+
+
+def _fit(
+    channel: Sequence[ContextItem],
+    thread: Sequence[ContextItem],
+    channel_sizes: Sequence[int],
+    thread_sizes: Sequence[int],
+    max_total: int,
+) -> tuple[list[ContextItem], list[ContextItem]]:
+    """:func:`fit_budget` with the ``content_bytes`` of every element already known."""
     if max_total < 0:
         raise ValueError("max_total must not be negative")
     _check_part(channel, ContextPart.CHANNEL)
@@ -542,8 +570,8 @@ def fit_budget(
 
     kept = 0
     total = 0
-    for item in chain(reversed(thread), reversed(channel)):
-        total += item.content_bytes
+    for size in chain(reversed(thread_sizes), reversed(channel_sizes)):
+        total += size
         if total > max_total:
             break
         kept += 1
@@ -645,9 +673,11 @@ def shape_windows(
         ValueError: As :func:`cut_content` and :func:`fit_budget` raise it.
         UnicodeEncodeError: As :func:`cut_content` raises it.
     """
-    cut_channel = [_cut_item(item, message_max_bytes) for item in channel]
-    cut_thread = [_cut_item(item, message_max_bytes) for item in thread]
-    kept_channel, kept_thread = fit_budget(cut_channel, cut_thread, total_max_bytes)
+    cut_channel, channel_sizes = _cut_items(channel, message_max_bytes)
+    cut_thread, thread_sizes = _cut_items(thread, message_max_bytes)
+    kept_channel, kept_thread = _fit(
+        cut_channel, cut_thread, channel_sizes, thread_sizes, total_max_bytes
+    )
     return ShapedWindows(
         channel=kept_channel,
         thread=kept_thread,
@@ -660,9 +690,13 @@ def shape_windows(
     )
 
 
-def _cut_item(item: ContextItem, max_bytes: int) -> ContextItem:
-    """Return ``item`` with its content cut; an earlier cut stays marked."""
-    content, cut = cut_content(item.content_md, max_bytes)
-    if not cut:
-        return item
-    return item._replace(content_md=content, truncated=True)
+def _cut_items(items: Sequence[ContextItem], max_bytes: int) -> tuple[list[ContextItem], list[int]]:
+    """Every item with its content cut (an earlier cut stays marked), and the UTF-8
+    length of each cut content, for the budget."""
+    cut_items: list[ContextItem] = []
+    sizes: list[int] = []
+    for item in items:
+        content, cut, size = _cut(item.content_md, max_bytes)
+        cut_items.append(item._replace(content_md=content, truncated=True) if cut else item)
+        sizes.append(size)
+    return cut_items, sizes
