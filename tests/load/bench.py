@@ -97,6 +97,8 @@ REQUEST_TIMEOUT = 10.0
 COUNTED_REQUESTS = 9
 OUTPUT = REPO_ROOT / "docs" / "benchmarks.md"
 FLASK_NAME = "getRunContext, FlaskApp"
+INTERLEAVED_CONTEXT = "getRunContext, interleaved"
+INTERLEAVED_BARE = "bare OPA authz/decision, interleaved"
 
 # Words for generated contents: plain, Markdown and multi-byte (2, 3 and 4 UTF-8 bytes).
 _WORDS = (
@@ -521,6 +523,49 @@ def run_load(
     wall = max(end for _, end in spans) - min(start for start, _ in spans)
     flat = [latency for part in latencies for latency in part]
     return Result(name, size, concurrency, flat, wall, capped)
+
+
+def run_interleaved(
+    cases: list[tuple[str, Callable[[requests.Session], None]]],
+    size: int | None,
+    rounds: int,
+    max_seconds: float,
+    seed: int = 20261201,
+) -> list[Result]:
+    """Call every case once per round, in a shuffled order, on one thread (c=1).
+
+    Sequential cases each meet whatever load the machine has while they run; on a
+    shared host that load comes and goes within seconds, so a ratio of two sequential
+    cases moves with it. Interleaved request by request, both cases meet the same
+    moments. Each case has its own keep-alive session, opened before timing starts.
+    Stops early at ``max_seconds``; any failed call aborts.
+    """
+    rng = random.Random(seed)
+    sessions = [_session() for _ in cases]
+    latencies: list[list[float]] = [[] for _ in cases]
+    order = list(range(len(cases)))
+    capped = False
+    try:
+        for (_name, call), session in zip(cases, sessions, strict=True):
+            call(session)
+        deadline = time.monotonic() + max_seconds
+        for _ in range(rounds):
+            if time.monotonic() > deadline:
+                capped = True
+                break
+            rng.shuffle(order)
+            for index in order:
+                begin = time.perf_counter()
+                cases[index][1](sessions[index])
+                latencies[index].append((time.perf_counter() - begin) * 1000)
+    finally:
+        for session in sessions:
+            session.close()
+    return [
+        # req/s of one case alone: its own time, without the other cases' requests.
+        Result(name, size, 1, mine, sum(mine) / 1000, capped)
+        for (name, _call), mine in zip(cases, latencies, strict=True)
+    ]
 
 
 def context_call(base_url: str, run_id: str) -> Callable[[requests.Session], None]:
@@ -1163,8 +1208,11 @@ def results_table(results: list[Result], opa_by_c: dict[int, Result]) -> str:
         "| req/s | p50 / bare OPA p50 |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
+    interleaved_bare = next((r for r in results if r.name == INTERLEAVED_BARE), None)
     for result in results:
         bare = opa_by_c.get(result.concurrency)
+        if result.name == INTERLEAVED_CONTEXT:
+            bare = interleaved_bare
         ratio = (
             f"{result.percentile(50) / bare.percentile(50):.1f}x"
             if bare is not None and result.name.startswith("getRunContext")
@@ -1306,7 +1354,8 @@ def targets(results: list[Result], opa_by_c: dict[int, Result]) -> list[Target]:
         r for r in results if r.name == "bare OPA runcontext/evaluate" and r.concurrency == 1
     )
     largest = max(SIZES)
-    return [
+    interleaved = {r.name: r for r in results if r.name in (INTERLEAVED_CONTEXT, INTERLEAVED_BARE)}
+    found = [
         Target(
             f"getRunContext p50 / bare `authz/decision` p50, {REFERENCE} earlier messages, c=1",
             reference.percentile(50) / bare.percentile(50),
@@ -1339,6 +1388,17 @@ def targets(results: list[Result], opa_by_c: dict[int, Result]) -> list[Target]:
             2.0,
         ),
     ]
+    if len(interleaved) == 2:
+        found.insert(
+            1,
+            Target(
+                f"the same, interleaved request by request ({REFERENCE} earlier messages, c=1)",
+                interleaved[INTERLEAVED_CONTEXT].percentile(50)
+                / interleaved[INTERLEAVED_BARE].percentile(50),
+                8.0,
+            ),
+        )
+    return found
 
 
 def targets_table(found: list[Target]) -> str:
@@ -1520,6 +1580,12 @@ def render(
         "`deploy/opa/config.yaml` logs every decision to the console). The ratio column "
         "divides getRunContext's p50 by the bare `authz/decision` p50 at the same "
         "concurrency.",
+        f"* Interleaved: {args.interleaved_rounds} rounds on one thread, each calling "
+        f"getRunContext ({REFERENCE} case) and the bare `authz/decision` once, in a shuffled "
+        "order, each on its own keep-alive session. The cases above run one after the other "
+        "and each meets the load the shared host has at its moment; interleaved, both meet "
+        "the same moments, so their ratio does not move with that load. Its req/s is one "
+        "over the mean latency.",
         "* Cost per request is counted in-process once per size: the app's OPA and SQL "
         f"counters around {COUNTED_REQUESTS} requests served by uvicorn in a thread, and "
         "PostgreSQL's own log (`log_min_duration_statement = 0`) for the statements it "
@@ -1606,6 +1672,12 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=200,
         help="requests profiled in the slowest case; 0 skips (default 200)",
+    )
+    parser.add_argument(
+        "--interleaved-rounds",
+        type=int,
+        default=600,
+        help="rounds of getRunContext interleaved with a bare decision; 0 skips (default 600)",
     )
     parser.add_argument(
         "--no-flask", action="store_true", help="skip the Connexion FlaskApp comparison"
@@ -1721,6 +1793,17 @@ def main(argv: list[str] | None = None) -> int:
                     results.append(result)
                     if path == DECISION_PATH:
                         opa_by_c[concurrency] = result
+            if args.interleaved_rounds > 0:
+                print(f"{INTERLEAVED_CONTEXT} ...", file=sys.stderr)
+                results += run_interleaved(
+                    [
+                        (INTERLEAVED_CONTEXT, context_call(base_url, runs[REFERENCE])),
+                        (INTERLEAVED_BARE, opa_call(opa.url, DECISION_PATH, inputs[DECISION_PATH])),
+                    ],
+                    REFERENCE,
+                    args.interleaved_rounds,
+                    args.case_seconds,
+                )
             with opa_without_decision_logs() as quiet_url:
                 name = f"{bare[1][0]}, decision logs off"
                 call = opa_call(quiet_url, EVALUATE_PATH, inputs[EVALUATE_PATH])
