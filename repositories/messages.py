@@ -20,13 +20,11 @@ from sqlalchemy.exc import IntegrityError
 from app.domain.representation import StoredMessage
 
 __all__ = [
-    "MESSAGE_BASE_COLUMNS",
     "MESSAGE_COLUMNS",
     "MESSAGE_FROM",
     "MessageRepository",
     "Page",
     "ThreadRow",
-    "attachments_by_message",
     "message_reader",
 ]
 
@@ -50,40 +48,21 @@ class Page:
     has_older: bool
 
 
-# One attachment of ``attachments a`` as the contract's Attachment (absent fields omitted).
-_ATTACHMENT = """json_strip_nulls(json_build_object(
-        'file_id', a.file_id, 'original_name', a.original_name, 'mime_type', a.mime_type,
-        'size_bytes', a.size_bytes, 'scan_status', a.scan_status, 'transcript', a.transcript))"""
-
-# Every column of a message but its attachments, read by label (``message_reader``).
-MESSAGE_BASE_COLUMNS = """
+# Read by label (``message_reader``), never by position.
+MESSAGE_COLUMNS = """
     m.id::text AS id, t.channel_id::text AS channel_id, m.thread_id::text AS thread_id,
     m.thread_seq AS thread_seq, m.author_principal_id::text AS author_id,
     p.kind AS author_kind, p.handle AS author_handle, p.display_name AS author_display_name,
     m.origin AS origin, m.kind AS kind, m.content_md AS content_md,
     m.created_at AS created_at, m.reply_to_message_id::text AS reply_to_message_id,
     t.parent_message_id::text AS parent_message_id, m.client_request_id AS client_request_id,
-    m.deleted_at IS NOT NULL AS deleted"""
-# A message with its attachments, each message's looked up on its own.
-MESSAGE_COLUMNS = f"""{MESSAGE_BASE_COLUMNS},
-    COALESCE((SELECT json_agg({_ATTACHMENT} ORDER BY a.position)
-              FROM attachments a WHERE a.message_id = m.id), '[]'::json) AS attachments
+    m.deleted_at IS NOT NULL AS deleted,
+    COALESCE((SELECT json_agg(json_strip_nulls(json_build_object(
+        'file_id', a.file_id, 'original_name', a.original_name, 'mime_type', a.mime_type,
+        'size_bytes', a.size_bytes, 'scan_status', a.scan_status, 'transcript', a.transcript))
+        ORDER BY a.position)
+      FROM attachments a WHERE a.message_id = m.id), '[]'::json) AS attachments
 """
-
-
-def attachments_by_message(ids: str) -> str:
-    """A relation of ``(message_id, list)``: the attachments (a JSON array in order) of
-    the messages whose ids the subquery ``ids`` selects, gathered in one index scan.
-
-    For reads of many messages: joined on ``message_id``, it replaces a subquery per
-    message (:data:`MESSAGE_COLUMNS`). Messages without attachments have no row. The
-    ids go in as an array (``= ANY``), which the index on ``message_id`` answers; an
-    ``IN (subquery)`` may be planned as a hash join over the whole table.
-    """
-    return f"""(SELECT a.message_id, json_agg({_ATTACHMENT} ORDER BY a.position) AS list
-      FROM attachments a WHERE a.message_id = ANY(ARRAY({ids})) GROUP BY a.message_id)"""
-
-
 MESSAGE_FROM = """
     FROM messages m
     JOIN threads t ON t.id = m.thread_id

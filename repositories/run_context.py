@@ -39,7 +39,7 @@ from app.domain.run_context import (
 )
 from app.policy.inputs import FactBundle
 from repositories.facts import as_bundle, bundle_sql
-from repositories.messages import MESSAGE_BASE_COLUMNS, attachments_by_message, message_reader
+from repositories.messages import MESSAGE_COLUMNS, message_reader
 from repositories.prepared import PreparedStatement
 
 __all__ = ["CandidateRows", "LoadedRun", "RunContextRepository"]
@@ -195,8 +195,7 @@ _CANDIDATES = PreparedStatement(
       UNION ALL SELECT 'thread', * FROM tw
       UNION ALL SELECT 'channel', * FROM cw
     )
-    SELECT m.part AS part, {MESSAGE_BASE_COLUMNS},
-           COALESCE(att.list, '[]'::json) AS attachments,
+    SELECT m.part AS part, {MESSAGE_COLUMNS},
            EXISTS (SELECT 1 FROM run_followups f JOIN runs fr ON fr.id = f.run_id
                    WHERE f.message_id = m.id
                      AND fr.agent_session_id = CAST(:session_id AS uuid)
@@ -206,7 +205,6 @@ _CANDIDATES = PreparedStatement(
     FROM m
     JOIN threads t ON t.id = m.thread_id
     JOIN principals p ON p.id = m.author_principal_id
-    LEFT JOIN {attachments_by_message("SELECT id FROM m")} att ON att.message_id = m.id
     ORDER BY m.part, m.thread_seq
     """,
 )
