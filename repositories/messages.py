@@ -178,7 +178,8 @@ class MessageRepository:
         if not ids:
             return {}
         result = self._conn.execute(_BY_IDS, {"ids": ids})
-        return {message.id: message for message in map(message_reader(result.keys()), result)}
+        read = message_reader(result.keys())
+        return {message.id: message for message in map(read, result.all())}
 
     def main_thread(self, channel_id: str) -> ThreadRow | None:
         """The main thread of a channel."""
