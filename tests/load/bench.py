@@ -71,6 +71,7 @@ from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from repositories.migrate import upgrade
 from tests.load import overhead
+from tests.load.interleave import interleaved_rounds
 from tests.support.services import (
     REPO_ROOT,
     AppProcess,
@@ -532,32 +533,23 @@ def run_interleaved(
     max_seconds: float,
     seed: int = 20261201,
 ) -> list[Result]:
-    """Call every case once per round, in a shuffled order, on one thread (c=1).
+    """Call every case once per round, in a shuffled order, on one thread (c=1); see
+    :mod:`tests.load.interleave` for why.
 
-    Sequential cases each meet whatever load the machine has while they run; on a
-    shared host that load comes and goes within seconds, so a ratio of two sequential
-    cases moves with it. Interleaved request by request, both cases meet the same
-    moments. Each case has its own keep-alive session, opened before timing starts.
-    Stops early at ``max_seconds``; any failed call aborts.
+    Each case has its own keep-alive session, opened before timing starts. Stops early
+    at ``max_seconds``; any failed call aborts.
     """
-    rng = random.Random(seed)
     sessions = [_session() for _ in cases]
-    latencies: list[list[float]] = [[] for _ in cases]
-    order = list(range(len(cases)))
-    capped = False
     try:
-        for (_name, call), session in zip(cases, sessions, strict=True):
-            call(session)
-        deadline = time.monotonic() + max_seconds
-        for _ in range(rounds):
-            if time.monotonic() > deadline:
-                capped = True
-                break
-            rng.shuffle(order)
-            for index in order:
-                begin = time.perf_counter()
-                cases[index][1](sessions[index])
-                latencies[index].append((time.perf_counter() - begin) * 1000)
+        calls = [
+            functools.partial(call, session)
+            for (_name, call), session in zip(cases, sessions, strict=True)
+        ]
+        for call in calls:
+            call()  # opens the session's connection, not measured
+        latencies, capped = interleaved_rounds(
+            calls, rounds, random.Random(seed), max_seconds=max_seconds
+        )
     finally:
         for session in sessions:
             session.close()

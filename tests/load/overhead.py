@@ -45,7 +45,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -59,6 +59,7 @@ from app.logs import configure_logging
 from app.main import create_app
 from app.observability.exposition import exposition_registry, start_listener
 from app.observability.tracing import Tracing
+from tests.load.interleave import interleaved_rounds
 from tests.support.services import AppProcess, OpaServer, ServiceError, free_port
 
 __all__ = [
@@ -302,19 +303,22 @@ def _block(
             sessions = {s.mode: requests.Session() for s in servers}
             for session in sessions.values():
                 session.trust_env = False
-            order = list(servers)
-            for index in range(sent):
-                rng.shuffle(order)
-                for server in order:
-                    begin = time.perf_counter()
+
+            def context_call(server: _Server) -> Callable[[], None]:
+                def call() -> None:
                     response = sessions[server.mode].get(
                         server.app.base_url + path, headers=headers, timeout=REQUEST_TIMEOUT
                     )
-                    elapsed = (time.perf_counter() - begin) * 1000
                     if response.status_code != 200:
                         raise OverheadError(f"{server.mode}: getRunContext {response.status_code}")
-                    if index >= warmup:
-                        latencies[server.mode].append(elapsed)
+
+                return call
+
+            measured, _capped = interleaved_rounds(
+                [context_call(server) for server in servers], rounds, rng, warmup=warmup
+            )
+            for server, mine in zip(servers, measured, strict=True):
+                latencies[server.mode].extend(mine)
             for session in sessions.values():
                 session.close()
             for server in servers:
