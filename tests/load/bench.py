@@ -70,7 +70,7 @@ from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from repositories.migrate import upgrade
-from tests.load import overhead
+from tests.load import floor, overhead
 from tests.load.interleave import interleaved_rounds
 from tests.support.services import (
     REPO_ROOT,
@@ -100,6 +100,10 @@ OUTPUT = REPO_ROOT / "docs" / "benchmarks.md"
 FLASK_NAME = "getRunContext, FlaskApp"
 INTERLEAVED_CONTEXT = "getRunContext, interleaved"
 INTERLEAVED_BARE = "bare OPA authz/decision, interleaved"
+# The same statements and OPA calls on raw drivers (tests/load/floor.py), interleaved
+# with the bare decision.
+FLOOR = "I/O floor: its statements and OPA calls on raw drivers, interleaved"
+FLOOR_BARE = "bare OPA authz/decision, interleaved with the floor"
 
 # Words for generated contents: plain, Markdown and multi-byte (2, 3 and 4 UTF-8 bytes).
 _WORDS = (
@@ -558,6 +562,40 @@ def run_interleaved(
         Result(name, size, 1, mine, sum(mine) / 1000, capped)
         for (name, _call), mine in zip(cases, latencies, strict=True)
     ]
+
+
+def run_floor(
+    settings: Settings,
+    run_id: str,
+    decision_input: dict[str, Any],
+    rounds: int,
+    max_seconds: float,
+) -> list[Result]:
+    """The I/O floor of a read (:mod:`tests.load.floor`) interleaved with a bare decision.
+
+    A fresh app serves two reads in-process to record their round trips; the floor
+    replays the second one's. Raises BenchError when the recording fails.
+    """
+    app = create_app(settings)
+    try:
+        path = f"/api/v1/runs/{run_id}/context"
+        try:
+            recording = floor.record_read(app, lambda: _asgi_get(app, path))
+        except RuntimeError as exc:
+            raise BenchError(f"recording the floor failed: {exc}") from exc
+    finally:
+        app.services.close()
+    opa_url = settings.text("opa.url")
+    with floor.FloorRead(settings.text("database.url"), opa_url, recording) as replay:
+        return run_interleaved(
+            [
+                (FLOOR, lambda _session: replay()),
+                (FLOOR_BARE, opa_call(opa_url, DECISION_PATH, decision_input)),
+            ],
+            REFERENCE,
+            rounds,
+            max_seconds,
+        )
 
 
 def context_call(base_url: str, run_id: str) -> Callable[[requests.Session], None]:
@@ -1201,13 +1239,17 @@ def results_table(results: list[Result], opa_by_c: dict[int, Result]) -> str:
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     interleaved_bare = next((r for r in results if r.name == INTERLEAVED_BARE), None)
+    floor_bare = next((r for r in results if r.name == FLOOR_BARE), None)
     for result in results:
         bare = opa_by_c.get(result.concurrency)
         if result.name == INTERLEAVED_CONTEXT:
             bare = interleaved_bare
+        if result.name == FLOOR:
+            bare = floor_bare
         ratio = (
             f"{result.percentile(50) / bare.percentile(50):.1f}x"
-            if bare is not None and result.name.startswith("getRunContext")
+            if bare is not None
+            and (result.name.startswith("getRunContext") or result.name == FLOOR)
             else ""
         )
         size = str(result.size) if result.size is not None else ""
@@ -1462,6 +1504,28 @@ def interpretation(
         + " at concurrency 1. On two cores the app, PostgreSQL, OPA and the client share "
         "the CPUs; scale out with replicas, each with its OPA sidecar (SPEC section 10).",
     ]
+    floor_read = next((r for r in results if r.name == FLOOR), None)
+    floor_bare = next((r for r in results if r.name == FLOOR_BARE), None)
+    interleaved_ctx = next((r for r in results if r.name == INTERLEAVED_CONTEXT), None)
+    if floor_read is not None and floor_bare is not None:
+        floor_ms = floor_read.percentile(50)
+        line = (
+            f"* The I/O floor: the same {reference.sql_statements} statements and "
+            f"{reference.opa_calls} OPA calls with the same parameters and inputs, sent "
+            f"from one thread on a raw psycopg2 connection and a raw socket to OPA, take "
+            f"p50 {floor_ms:.2f} ms, {floor_ms / floor_bare.percentile(50):.1f}x the bare "
+            "decision interleaved with them: no implementation that makes these round "
+            "trips on this host reads the context for less"
+        )
+        if interleaved_ctx is not None:
+            line += (
+                f"; the app's interleaved p50 ({interleaved_ctx.percentile(50):.2f} ms) "
+                f"lies {interleaved_ctx.percentile(50) - floor_ms:.2f} ms above it: the "
+                f"HTTP front (a {reference.response_bytes / 1024:.0f} KiB response), "
+                "Connexion's middleware, SQLAlchemy, two thread hops, window planning, "
+                "shaping and encoding"
+            )
+        lines.append(line + ".")
     if flask:
         lines.append(
             f"* Connexion `FlaskApp` on the same handler ({REFERENCE} case): p50 "
@@ -1578,6 +1642,13 @@ def render(
         "and each meets the load the shared host has at its moment; interleaved, both meet "
         "the same moments, so their ratio does not move with that load. Its req/s is one "
         "over the mean latency.",
+        "* I/O floor (`tests/load/floor.py`): a fresh app serves two reads of the "
+        f"{REFERENCE} case in-process while every statement and OPA call is recorded; the "
+        "second read's round trips are replayed on a raw psycopg2 connection (autocommit, "
+        "its statements prepared as the app prepares them, rows fetched) and a raw "
+        "keep-alive socket to OPA (answers parsed by httptools and orjson), interleaved "
+        f"with the bare `authz/decision` for {args.interleaved_rounds} rounds like the "
+        "interleaved reading.",
         "* Cost per request is counted in-process once per size: the app's OPA and SQL "
         f"counters around {COUNTED_REQUESTS} requests served by uvicorn in a thread, and "
         "PostgreSQL's own log (`log_min_duration_statement = 0`) for the statements it "
@@ -1793,6 +1864,15 @@ def main(argv: list[str] | None = None) -> int:
                         (INTERLEAVED_BARE, opa_call(opa.url, DECISION_PATH, inputs[DECISION_PATH])),
                     ],
                     REFERENCE,
+                    args.interleaved_rounds,
+                    args.case_seconds,
+                )
+            if args.interleaved_rounds > 0:
+                print(f"{FLOOR} ...", file=sys.stderr)
+                results += run_floor(
+                    settings,
+                    runs[REFERENCE],
+                    inputs[DECISION_PATH],
                     args.interleaved_rounds,
                     args.case_seconds,
                 )
