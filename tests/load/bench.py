@@ -104,6 +104,8 @@ INTERLEAVED_BARE = "bare OPA authz/decision, interleaved"
 # with the bare decision.
 FLOOR = "I/O floor: its statements and OPA calls on raw drivers, interleaved"
 FLOOR_BARE = "bare OPA authz/decision, interleaved with the floor"
+# Each interleaved case beside the bare decision of its own rounds.
+INTERLEAVED_PAIRS = {INTERLEAVED_CONTEXT: INTERLEAVED_BARE, FLOOR: FLOOR_BARE}
 
 # Words for generated contents: plain, Markdown and multi-byte (2, 3 and 4 UTF-8 bytes).
 _WORDS = (
@@ -1238,18 +1240,14 @@ def results_table(results: list[Result], opa_by_c: dict[int, Result]) -> str:
         "| req/s | p50 / bare OPA p50 |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    interleaved_bare = next((r for r in results if r.name == INTERLEAVED_BARE), None)
-    floor_bare = next((r for r in results if r.name == FLOOR_BARE), None)
+    by_name = {r.name: r for r in results}
     for result in results:
-        bare = opa_by_c.get(result.concurrency)
-        if result.name == INTERLEAVED_CONTEXT:
-            bare = interleaved_bare
-        if result.name == FLOOR:
-            bare = floor_bare
+        paired = INTERLEAVED_PAIRS.get(result.name)
+        bare = by_name.get(paired) if paired else opa_by_c.get(result.concurrency)
         ratio = (
             f"{result.percentile(50) / bare.percentile(50):.1f}x"
             if bare is not None
-            and (result.name.startswith("getRunContext") or result.name == FLOOR)
+            and (result.name.startswith("getRunContext") or result.name in INTERLEAVED_PAIRS)
             else ""
         )
         size = str(result.size) if result.size is not None else ""
@@ -1867,7 +1865,6 @@ def main(argv: list[str] | None = None) -> int:
                     args.interleaved_rounds,
                     args.case_seconds,
                 )
-            if args.interleaved_rounds > 0:
                 print(f"{FLOOR} ...", file=sys.stderr)
                 results += run_floor(
                     settings,
