@@ -1,9 +1,12 @@
 """A thin, pooled HTTP transport for the OPA sidecar's data API.
 
 Only :mod:`app.policy` uses it: the policy gateway owns the paths and answer shapes,
-this module only moves JSON. It is built on urllib3's connection pool and orjson
-(see ``docs/adr/0009-urllib3-and-orjson.md``): a context read makes two calls, and
-the requests layer on top of urllib3 cost more than OPA's own evaluation.
+this module only moves JSON. It encodes with orjson and sends over a pool of
+keep-alive connections: :class:`~app.opa_transport.KeepAlivePool` (httptools) for an
+``http`` sidecar, urllib3's pool when tracing is on (its instrumentation makes the
+spans and propagates ``traceparent``) or the URL is ``https``. A context read makes
+two calls, and a general-purpose HTTP stack cost more per call than OPA's own
+evaluation (``docs/adr/0009-urllib3-and-orjson.md``, ``docs/adr/0016-opa-keep-alive-transport.md``).
 
 Error tree::
 
@@ -36,6 +39,8 @@ from urllib3.exceptions import EmptyPoolError, NewConnectionError
 from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
 
+from app.opa_transport import KeepAlivePool
+
 __all__ = [
     "OpaClient",
     "OpaError",
@@ -45,6 +50,7 @@ __all__ = [
     "OpaUnavailable",
     "OpaUndefined",
     "Pool",
+    "default_pool",
 ]
 
 _HEADERS = {"Content-Type": "application/json"}
@@ -83,13 +89,43 @@ class OpaMalformed(OpaUnavailable):
 
 
 class Pool(Protocol):
-    """The part of :class:`urllib3.HTTPConnectionPool` the client uses (a test seam)."""
+    """What the client needs of a pool: :class:`~app.opa_transport.KeepAlivePool`,
+    :class:`urllib3.HTTPConnectionPool`, or a fake in tests."""
 
-    def urlopen(self, method: str, url: str, **kwargs: Any) -> Any:
+    def urlopen(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: bytes,
+        headers: dict[str, str],
+        timeout: Any,
+        retries: Any,
+        pool_timeout: Any,
+    ) -> Any:
         """Send one request; see :meth:`urllib3.HTTPConnectionPool.urlopen`."""
 
     def close(self) -> None:
         """Close every pooled connection."""
+
+
+def default_pool(base_url: str, *, size: int, timeout: float, traced: bool = False) -> Pool:
+    """The pool a client uses unless one is injected.
+
+    :class:`~app.opa_transport.KeepAlivePool` for a plain ``http`` URL; urllib3's pool
+    when ``traced`` (the OpenTelemetry instrumentation hooks urllib3) or for ``https``.
+    Both block at ``size`` connections and never retry a request.
+    """
+    address = urlsplit(base_url)
+    if traced or address.scheme != "http" or address.hostname is None:
+        return urllib3.connection_from_url(
+            base_url,
+            maxsize=size,
+            block=True,
+            retries=False,
+            timeout=urllib3.Timeout(connect=timeout, read=timeout),
+        )
+    return KeepAlivePool(address.hostname, address.port or 80, maxsize=size, timeout=timeout)
 
 
 class OpaClient:
@@ -100,7 +136,8 @@ class OpaClient:
         timeout: seconds for one call (connect and read); a slower answer raises
             :class:`OpaUnavailable`.
         pool_size: keep-alive connections held open (threads beyond it wait for one).
-        pool: an injected pool (tests); by default a urllib3 pool for ``base_url``.
+        pool: an injected pool (tests); by default :func:`default_pool`.
+        traced: tracing is on, so the default pool is urllib3's (instrumented).
 
     Example::
 
@@ -115,15 +152,16 @@ class OpaClient:
         timeout: float,
         pool_size: int = 16,
         pool: Pool | None = None,
+        traced: bool = False,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._prefix = urlsplit(self.base_url).path + "/v1/data/"
         self._timeout = urllib3.Timeout(connect=timeout, read=timeout)
-        # block=True: a burst waits for a pooled connection instead of opening
-        # throw-away ones; retries=False: a POST is never sent twice behind our back.
-        self._pool: Pool = pool or urllib3.connection_from_url(
-            self.base_url, maxsize=pool_size, block=True, retries=False, timeout=self._timeout
+        # Blocking at pool_size: a burst waits for a pooled connection instead of
+        # opening throw-away ones; no retries: a POST is never sent twice behind our back.
+        self._pool: Pool = pool or default_pool(
+            self.base_url, size=pool_size, timeout=timeout, traced=traced
         )
         self._lock = threading.Lock()
         self._calls = 0

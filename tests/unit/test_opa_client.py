@@ -13,6 +13,7 @@ import pytest
 import urllib3
 
 from app.opa_client import OpaClient, OpaError, OpaMalformed, OpaUnavailable, OpaUndefined
+from app.opa_transport import KeepAlivePool
 from tests.support.services import free_port
 
 CANARY = "input-canary-content-3b7"
@@ -26,6 +27,7 @@ class Stub:
         self.body = b'{"result": true}'
         self.delay = 0.0
         self.seen: list[tuple[str, Any, str]] = []
+        self.traced = False
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,9 +61,11 @@ class Stub:
         self.delay = delay
 
 
-@pytest.fixture
-def stub() -> Iterator[Stub]:
+@pytest.fixture(params=[False, True], ids=["keep-alive pool", "urllib3 pool (traced)"])
+def stub(request: pytest.FixtureRequest) -> Iterator[Stub]:
+    """The stub server, once per default pool: the client's own, and urllib3's (tracing on)."""
     server = Stub()
+    server.traced = request.param
     yield server
     server.server.shutdown()
     server.server.server_close()
@@ -69,7 +73,7 @@ def stub() -> Iterator[Stub]:
 
 def test_a_query_posts_the_input_to_the_data_path_and_returns_the_result(stub: Stub) -> None:
     stub.answer(200, {"result": {"allow": True, "reason": "allowed", "status": 200}})
-    client = OpaClient(stub.url + "/", timeout=2.0)
+    client = OpaClient(stub.url + "/", traced=stub.traced, timeout=2.0)
 
     result = client.query("authz/decision", {"action": "health.ready", "n": [1, 2]})
 
@@ -89,7 +93,7 @@ def test_a_defined_falsy_result_is_returned_not_treated_as_undefined(
 ) -> None:
     stub.answer(200, {"result": result})
 
-    assert OpaClient(stub.url, timeout=2.0).query("x/y", {}) == result
+    assert OpaClient(stub.url, traced=stub.traced, timeout=2.0).query("x/y", {}) == result
 
 
 @pytest.mark.parametrize(
@@ -100,7 +104,7 @@ def test_an_undefined_result_raises_opa_undefined(stub: Stub, body: Any) -> None
     stub.answer(200, body)
 
     with pytest.raises(OpaUndefined):
-        OpaClient(stub.url, timeout=2.0).query("authz/decision", {})
+        OpaClient(stub.url, traced=stub.traced, timeout=2.0).query("authz/decision", {})
 
 
 @pytest.mark.parametrize(
@@ -121,12 +125,12 @@ def test_an_error_status_or_a_body_without_a_result_object_raises_unavailable(
     stub.answer(status, body)
 
     with pytest.raises(OpaUnavailable):
-        OpaClient(stub.url, timeout=2.0).query("authz/decision", {})
+        OpaClient(stub.url, traced=stub.traced, timeout=2.0).query("authz/decision", {})
 
 
 def test_a_slow_answer_raises_unavailable_after_the_timeout(stub: Stub) -> None:
     stub.answer(200, {"result": True}, delay=1.0)
-    client = OpaClient(stub.url, timeout=0.2)
+    client = OpaClient(stub.url, traced=stub.traced, timeout=0.2)
 
     started = time.monotonic()
     with pytest.raises(OpaUnavailable, match="Timeout"):
@@ -135,8 +139,9 @@ def test_a_slow_answer_raises_unavailable_after_the_timeout(stub: Stub) -> None:
     assert time.monotonic() - started < 0.9
 
 
-def test_an_unreachable_server_raises_unavailable() -> None:
-    client = OpaClient(f"http://127.0.0.1:{free_port()}", timeout=1.0)
+@pytest.mark.parametrize("traced", [False, True])
+def test_an_unreachable_server_raises_unavailable(traced: bool) -> None:
+    client = OpaClient(f"http://127.0.0.1:{free_port()}", timeout=1.0, traced=traced)
 
     with pytest.raises(OpaUnavailable, match="unreachable"):
         client.query("authz/decision", {})
@@ -149,7 +154,7 @@ def test_every_error_is_an_opa_error() -> None:
 
 
 def test_calls_are_counted_whether_they_succeed_or_fail(stub: Stub) -> None:
-    client = OpaClient(stub.url, timeout=2.0)
+    client = OpaClient(stub.url, traced=stub.traced, timeout=2.0)
     assert client.calls == 0
 
     client.query("a/b", {})
@@ -164,7 +169,7 @@ def test_calls_are_counted_whether_they_succeed_or_fail(stub: Stub) -> None:
 
 
 def test_calls_are_counted_exactly_under_concurrency(stub: Stub) -> None:
-    client = OpaClient(stub.url, timeout=5.0, pool_size=4)
+    client = OpaClient(stub.url, traced=stub.traced, timeout=5.0, pool_size=4)
 
     threads = [
         threading.Thread(target=lambda: [client.query("a/b", {}) for _ in range(5)])
@@ -180,7 +185,7 @@ def test_calls_are_counted_exactly_under_concurrency(stub: Stub) -> None:
 
 
 def test_errors_name_the_path_but_never_the_input(stub: Stub) -> None:
-    client = OpaClient(stub.url, timeout=0.2)
+    client = OpaClient(stub.url, traced=stub.traced, timeout=0.2)
     failures: list[str] = []
     for status, body, delay in (
         (500, {"message": CANARY}, 0.0),
@@ -246,8 +251,21 @@ def test_a_base_url_with_a_path_prefix_keeps_it() -> None:
     assert pool.calls[0]["url"] == "/sidecar/v1/data/a/b"
 
 
-def test_the_default_pool_keeps_the_configured_size_and_never_retries() -> None:
+def test_the_default_pool_is_the_keep_alive_pool_of_the_configured_size() -> None:
     client = OpaClient("http://127.0.0.1:8181", timeout=1.0, pool_size=3)
+
+    pool: Any = client._pool
+    assert isinstance(pool, KeepAlivePool)
+    assert pool.maxsize == 3
+
+
+@pytest.mark.parametrize(
+    ("url", "traced"), [("http://127.0.0.1:8181", True), ("https://opa.example.com", False)]
+)
+def test_traced_or_https_clients_use_urllib3_with_the_size_and_no_retries(
+    url: str, traced: bool
+) -> None:
+    client = OpaClient(url, timeout=1.0, pool_size=3, traced=traced)
 
     pool: Any = client._pool
     assert isinstance(pool, urllib3.HTTPConnectionPool)
