@@ -1105,7 +1105,7 @@ def _parts(
         ("  of which SQLAlchemy, pool, rows and typecasting in Python", sql_s - pg),
         ("OPA: two calls (`OpaClient.query`)", opa_s),
         ("  of which socket send/receive (OPA's work and the wait)", opa_wait),
-        ("  of which urllib3, http.client and orjson in Python", opa_s - opa_wait),
+        ("  of which the client in Python (transport, HTTP parsing, orjson)", opa_s - opa_wait),
         (
             "Use case besides SQL and OPA: planning, input building, shaping, element assembly",
             use_case_s - (sql_s - begin_s) - opa_s,
@@ -1138,7 +1138,12 @@ def _bucket(key: tuple[str, int, str]) -> str:
     if filename == "~":
         if "psycopg2" in name:
             return "PostgreSQL: psycopg2 execute/commit/rollback (network wait included)"
-        if "_socket.socket" in name or "select" in name or "poll" in name:
+        if "select.epoll" in name:
+            # The event loop's selector: the in-process ASGI calls wait here, not on OPA.
+            return "event loop: selector (asyncio)"
+        if "_socket.socket" in name or "select.poll" in name:
+            # Only the OPA transport uses Python sockets (psycopg2 talks to PostgreSQL in C);
+            # select.poll is its check for a connection OPA dropped while it was idle.
             return "OPA: socket send/receive (network wait included)"
         if "_json" in name or "json" in name:
             return "json (C accelerator)"
