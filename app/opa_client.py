@@ -142,7 +142,8 @@ class OpaClient:
     Example::
 
         opa = OpaClient("http://127.0.0.1:8181", timeout=0.5)
-        decision = opa.query("authz/decision", {"action": "health.ready"})
+        # The policy gateway (app/policy) names the real paths; this is a placeholder.
+        answer = opa.query("example/allow", {"user": "alex"})
     """
 
     def __init__(

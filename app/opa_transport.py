@@ -111,7 +111,7 @@ class KeepAlivePool:
     Example::
 
         pool = KeepAlivePool("127.0.0.1", 8181, maxsize=16, timeout=0.5)
-        answer = pool.urlopen("POST", "/v1/data/authz/decision", body=b'{"input":{}}',
+        answer = pool.urlopen("POST", "/v1/data/example/allow", body=b'{"input":{}}',
                               headers={"Content-Type": "application/json"})
     """
 
