@@ -295,9 +295,12 @@ SCHEMA: tuple[Key, ...] = (
     Key(
         "rate_limit.storage_timeout_seconds",
         float,
-        0.25,
+        1.0,
         "Longest wait for the rate-limit storage per check (connecting included); a slower "
-        "answer counts as a storage failure.",
+        "answer counts as a storage failure. Generous on purpose: under CPU overload the "
+        "event loop itself is late, and a short timeout would then lift the limits "
+        "exactly when they matter; rate_limit.storage_retry_seconds bounds what a hanging "
+        "storage costs.",
         minimum=0.001,
     ),
     Key(
