@@ -74,17 +74,22 @@ def run_sql(url: str, *statements: str) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _postgres_bin() -> Path:
+def _installed(script: str, what: str) -> Path:
+    """The path the install script prints last (it installs Debian's package if needed)."""
     result = subprocess.run(
-        ["bash", str(REPO_ROOT / "scripts" / "install-postgres.sh")],
+        ["bash", str(REPO_ROOT / "scripts" / script)],
         capture_output=True,
         text=True,
         check=False,
     )
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
-        raise ServiceError(f"PostgreSQL binaries unavailable: {result.stderr.strip()}")
+        raise ServiceError(f"{what} unavailable: {result.stderr.strip()}")
     return Path(lines[-1])
+
+
+def _postgres_bin() -> Path:
+    return _installed("install-postgres.sh", "PostgreSQL binaries")
 
 
 @dataclass
@@ -220,19 +225,6 @@ class OpaServer:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
 
 
-def _redis_bin() -> Path:
-    result = subprocess.run(
-        ["bash", str(REPO_ROOT / "scripts" / "install-redis.sh")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    lines = result.stdout.strip().splitlines()
-    if result.returncode != 0 or not lines:
-        raise ServiceError(f"redis-server unavailable: {result.stderr.strip()}")
-    return Path(lines[-1])
-
-
 @dataclass
 class RedisServer:
     """A real ``redis-server`` on 127.0.0.1 and a free port, without persistence.
@@ -246,7 +238,7 @@ class RedisServer:
     port: int = field(default_factory=free_port)
 
     def __post_init__(self) -> None:
-        self.binary = _redis_bin()
+        self.binary = _installed("install-redis.sh", "redis-server")
         self.datadir = Path(tempfile.mkdtemp(prefix="redistest-"))
         self._process: subprocess.Popen[bytes] | None = None
 
