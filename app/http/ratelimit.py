@@ -148,11 +148,11 @@ class RateLimiter:
         wall: Callable[[], float] = time.time,
     ) -> None:
         self._settings = settings
-        self.storage_url = settings.text("rate_limit.storage")
         self._timeout = settings.number("rate_limit.storage_timeout_seconds")
         self._pool: redis.asyncio.ConnectionPool | None = None
         if storage is None:
-            storage, self._pool = storage_from_url(self.storage_url, self._timeout)
+            url = settings.text("rate_limit.storage")
+            storage, self._pool = storage_from_url(url, self._timeout)
         self._window = MovingWindowRateLimiter(storage)
         self._fail_closed = settings.text("rate_limit.storage_failure_mode") == "closed"
         self._retry_seconds = settings.number("rate_limit.storage_retry_seconds")
@@ -165,11 +165,6 @@ class RateLimiter:
         self._quiet_until = -math.inf
         # Address -> until when (clock) this process saw it fail authentication.
         self._suspects: OrderedDict[str, float] = OrderedDict()
-
-    @property
-    def shared(self) -> bool:
-        """Whether the windows are shared with other processes (a Redis storage)."""
-        return self.storage_url != MEMORY_STORAGE
 
     def _item(self, rate_class: str) -> RateLimitItem | None:
         """The class's limit, ``None`` when disabled; an unknown class raises KeyError."""
