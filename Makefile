@@ -1,5 +1,5 @@
 # Build, run and check the service. The two commands that matter: `make run`, `make test`.
-# Every target installs what it needs first (venv, Python deps, OPA/Regal, PostgreSQL).
+# Every target installs what it needs first (venv, Python deps, OPA/Regal, PostgreSQL, Redis).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -35,13 +35,13 @@ POLICY_DIFF_ARGS ?=
 
 stage = @printf '\n==> %s\n' "$(1)"
 
-.PHONY: help deps tools venv postgres run test policy-test config-doc-check lint \
+.PHONY: help deps tools venv postgres redis run test policy-test config-doc-check lint \
 	format-check format typecheck pytest unit contract integration bench config-doc clean \
 	sdk-client sdk-client-check policy-diff policy-doc policy-doc-check policy-diff-check \
 	observability-check
 
 help: ## list the targets
-	@echo "make run    start PostgreSQL, OPA and the API with the demo world (see README.md)"
+	@echo "make run    start PostgreSQL, OPA, Redis and the API with the demo world (see README.md)"
 	@echo "make test   every check CI runs (.ci/run calls it)"
 	@echo "make policy-diff BASE=<rev>   every decision the policy change since <rev> flips"
 	@echo
@@ -50,7 +50,7 @@ help: ## list the targets
 
 # --- set-up -----------------------------------------------------------------
 
-deps: tools venv postgres ## install everything: OPA/Regal, venv, PostgreSQL
+deps: tools venv postgres redis ## install everything: OPA/Regal, venv, PostgreSQL, Redis
 
 tools: ## build the pinned OPA and Regal into .bin/ (reused when the version matches)
 	$(call stage,tools: pinned OPA and Regal in .bin/)
@@ -64,9 +64,13 @@ postgres: ## install Debian's PostgreSQL when initdb/pg_ctl are missing
 	$(call stage,postgres: server binaries)
 	@echo "PostgreSQL binaries in $$(bash scripts/install-postgres.sh | tail -n 1)"
 
+redis: ## install Debian's redis-server when missing (rate limits shared by workers and replicas)
+	$(call stage,redis: server binary)
+	@echo "redis-server at $$(bash scripts/install-redis.sh | tail -n 1)"
+
 # --- the two commands ---------------------------------------------------------
 
-run: deps ## start PostgreSQL, OPA and the API with the demo world (env: PORT, DATABASE_URL, OPA_URL, WORLD)
+run: deps ## start PostgreSQL, OPA, Redis and the API with the demo world (env: PORT, DATABASE_URL, OPA_URL, REDIS_PORT, WORLD)
 	$(call stage,run: scripts/run.sh)
 	@bash scripts/run.sh
 
@@ -127,7 +131,7 @@ typecheck: venv ## mypy (strict, configured in pyproject.toml)
 	$(call stage,typecheck: mypy)
 	@$(PYTHON) -m mypy
 
-pytest: deps ## pytest: unit, contract and integration tests (starts its own PostgreSQL and OPA)
+pytest: deps ## pytest: unit, contract and integration tests (starts its own PostgreSQL, OPA and Redis)
 	$(call stage,pytest: tests/unit tests/contract tests/integration (policy inputs recorded))
 	@mkdir -p $(dir $(RECORDED_CORPUS)) && rm -f $(RECORDED_CORPUS)
 	@POLICY_CORPUS_FILE=$(RECORDED_CORPUS) $(PYTEST) tests/unit tests/contract tests/integration

@@ -8,6 +8,14 @@ the hash up in one SQL statement, run in a worker thread so the event loop never
 on the database. A missing, unknown or revoked token is 401; a database that cannot
 answer is 503. No request field can name the actor.
 
+Failed authentication is rate-limited per client address
+(``rate_limit.failed_auth.per_minute``, :mod:`app.http.ratelimit`): before the lookup,
+an address whose failed attempts fill its window is answered 429 whatever its token,
+so a token-guessing loop learns nothing more (neither 401 nor 200) until the window
+has room; after a failed lookup the failure is counted. Valid callers never add to
+the window, and the window is read only for addresses that failed recently, so they
+do not wait for it either. The limiter sees the client address, never the token.
+
 The same lookup resolves a runner token to its runner. What the token holds travels
 in Connexion's request context (``token_info["actor"]`` or ``token_info["runner"]``);
 handlers read it with :func:`current_actor` or :func:`current_runner`, which answer 401
@@ -39,24 +47,30 @@ def _lookup(services: Services, token_hash: str) -> TokenHolder | None:
         return uow.principals.token_holder(token_hash)
 
 
-async def bearer_info(token: str) -> dict[str, Any] | None:
+async def bearer_info(token: str, request: Any) -> dict[str, Any] | None:
     """Connexion security hook (``x-bearerInfoFunc``): the token's principal, or ``None``.
 
     ``None`` makes Connexion answer 401. Connexion has already checked the scheme
-    (``Bearer``) and split the header; a blank token never reaches the database.
+    (``Bearer``) and split the header; a blank token never reaches the database but
+    counts as a failed attempt. ``request`` is Connexion's request (its ASGI scope
+    gives the client address).
 
     Raises:
+        RateLimited: the client address failed too often within the last minute.
+        ServiceUnavailable: the rate-limit storage cannot answer and
+            ``rate_limit.storage_failure_mode`` is ``closed``.
         sqlalchemy.exc.OperationalError: the database cannot answer (mapped to 503).
     """
-    token = token.strip()
-    if not token:
-        return None
     services = current_services()
-    holder = await run_in_threadpool(_lookup, services, hash_token(token))
+    address = services.limiter.client_address(request.scope)
+    await services.limiter.admit_authentication(address)
+    token = token.strip()
+    holder = await run_in_threadpool(_lookup, services, hash_token(token)) if token else None
     if isinstance(holder, Actor):
         return {"sub": holder.id, _ACTOR: holder}
     if isinstance(holder, RunnerIdentity):
         return {"sub": holder.id, _RUNNER: holder}
+    await services.limiter.authentication_failed(address)
     return None
 
 

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from app.http.client_address import parse_networks
 
 __all__ = ["SCHEMA", "ConfigError", "Key", "Settings", "load_settings", "render_reference"]
 
@@ -36,6 +39,8 @@ class Key:
     default: Any
     description: str
     minimum: float | None = None
+    # Accepts a parsed value or not (e.g. one of a few words, a URL scheme).
+    check: Callable[[Any], bool] | None = None
 
     @property
     def env_name(self) -> str:
@@ -63,7 +68,25 @@ class Key:
             raise ConfigError(f"{self.name} ({source}): expected {self.type.__name__}") from exc
         if self.minimum is not None and value < self.minimum:
             raise ConfigError(f"{self.name} ({source}): must be at least {self.minimum:g}")
+        if self.check is not None and not self.check(value):
+            # Never echo the value: a storage URL may carry a password.
+            raise ConfigError(
+                f"{self.name} ({source}): not an accepted value (see docs/configuration.md)"
+            )
         return value
+
+
+def _matches(pattern: str) -> Callable[[Any], bool]:
+    """A check that the whole text matches ``pattern``."""
+    return lambda value: re.fullmatch(pattern, value) is not None
+
+
+def _networks(value: Any) -> bool:
+    try:
+        parse_networks(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _parse_bool(raw: Any) -> bool:
@@ -223,8 +246,70 @@ SCHEMA: tuple[Key, ...] = (
         int,
         6000,
         "Requests per runner and minute for the runner endpoints (enrolment, sessions, "
-        "comms relay); 0 disables. A relayed call also takes a token of the bound agent "
-        "in its messages class (rate_limit.chat.per_minute).",
+        "comms relay); 0 disables. A relayed call also counts against the bound agent's "
+        "messages class (rate_limit.chat.per_minute).",
+        minimum=0,
+    ),
+    Key(
+        "rate_limit.failed_auth.per_minute",
+        int,
+        30,
+        "Failed authentications (a bearer token that matches no active token) per client "
+        "address and minute; the next request of that address with any token is answered "
+        "429 before its token is looked up, until the window has room again. 0 disables. "
+        "The address is the TCP peer, or the one X-Forwarded-For names when the peer is "
+        "one of rate_limit.trusted_proxies.",
+        minimum=0,
+    ),
+    Key(
+        "rate_limit.trusted_proxies",
+        str,
+        "",
+        "Comma-separated IP addresses or networks (CIDR) of the reverse proxies in front of "
+        "the service. Only when the TCP peer is one of them is X-Forwarded-For read: the "
+        "client address is its right-most entry that is not itself a trusted proxy. Empty: "
+        "X-Forwarded-For is ignored.",
+        check=_networks,
+    ),
+    Key(
+        "rate_limit.storage",
+        str,
+        "memory://",
+        "Where the rate-limit windows are kept. `memory://`: in the memory of each process, "
+        "so every worker and replica limits on its own (a single-process server, tests). A "
+        "Redis URL (`redis://[:password@]host:port/db`, `rediss://` for TLS, "
+        "`redis+unix:///path/to/socket?db=0`): shared, so each limit holds across all "
+        "workers and replicas.",
+        check=_matches(r"memory://|(?:redis|rediss|redis\+unix)://\S+"),
+    ),
+    Key(
+        "rate_limit.storage_failure_mode",
+        str,
+        "open",
+        "What a request gets when the rate-limit storage cannot answer: `open` serves it "
+        "without limiting (rate limiting is not an authorization decision), `closed` answers "
+        "503 service_unavailable. Either way the failure is counted in "
+        "agent_authz_rate_limit_storage_failures_total.",
+        check=_matches("open|closed"),
+    ),
+    Key(
+        "rate_limit.storage_timeout_seconds",
+        float,
+        1.0,
+        "Longest wait for the rate-limit storage per check (connecting included); a slower "
+        "answer counts as a storage failure. Generous on purpose: under CPU overload the "
+        "event loop itself is late, and a short timeout would then lift the limits "
+        "exactly when they matter; rate_limit.storage_retry_seconds bounds what a hanging "
+        "storage costs.",
+        minimum=0.001,
+    ),
+    Key(
+        "rate_limit.storage_retry_seconds",
+        float,
+        1.0,
+        "After a storage failure, how long a process stops asking the storage (each check "
+        "follows rate_limit.storage_failure_mode meanwhile without waiting); 0 asks again "
+        "on the next request.",
         minimum=0,
     ),
     Key(

@@ -186,11 +186,19 @@ class RateLimited(ApiError):
 
 
 class ServiceUnavailable(ApiError):
-    """A source (OPA or PostgreSQL) cannot answer; the request fails closed."""
+    """A source (OPA or PostgreSQL) cannot answer; the request fails closed.
+
+    ``source`` names what failed for the fail-closed metric (``service`` unless the
+    raiser knows better, e.g. ``rate_limit`` for the rate-limit storage).
+    """
 
     status = 503
     code = "service_unavailable"
     title = "Service unavailable"
+
+    def __init__(self, detail: str | None = None, *, source: str = "service") -> None:
+        super().__init__(detail)
+        self.source = source
 
 
 class InternalError(ApiError):

@@ -131,6 +131,8 @@ def _fail_closed_source(exc: Exception) -> str:
         return "opa"
     if isinstance(exc, DBAPIError | PoolTimeout):
         return "database"
+    if isinstance(exc, ServiceUnavailable):
+        return exc.source
     return "service"
 
 
@@ -235,6 +237,7 @@ class Application:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                await self.services.limiter.aclose()
                 tracing = self.services.tracing
                 if tracing is not None:
                     await asyncio.to_thread(tracing.provider.force_flush, _FLUSH_MILLIS)

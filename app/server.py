@@ -2,8 +2,9 @@
 
 One worker process serves requests on one event loop with one GIL; several workers
 (default: one per core) let one replica use the machine. The app is stateless apart
-from connection pools and per-process rate-limit buckets, so workers need no
-coordination (see ``docs/architecture.md``, distribution). The HTTP server's own
+from connection pools (and rate-limit windows with ``rate_limit.storage``
+``memory://``; a Redis storage shares them), so workers need no coordination (see
+``docs/architecture.md``, distribution). The HTTP server's own
 limits and error answers come from :func:`app.http.protocol.server_options`.
 
 Observability (``docs/operations.md``): with ``metrics.port`` set, this command starts

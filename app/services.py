@@ -212,7 +212,8 @@ def _use_cases(
             authorizer=authorizer,
             list_messages=list_messages,
             post_message=post_message,
-            throttle=limiter.check,
+            # The relay's handler is sync: the check runs on the event loop meanwhile.
+            throttle=limiter.check_blocking,
             listing=_relayed(routes, "listChannelMessages"),
             posting=_relayed(routes, "postChannelMessage"),
         ),
@@ -256,7 +257,11 @@ def build_services(
         if observed
         else None,
     )
-    limiter = RateLimiter(settings, on_reject=metrics.rate_limited if metrics is not None else None)
+    limiter = RateLimiter(
+        settings,
+        on_reject=metrics.rate_limited if metrics is not None else None,
+        on_storage_failure=metrics.rate_limit_storage_failed if metrics is not None else None,
+    )
     services = Services(
         settings=settings,
         engine=engine,

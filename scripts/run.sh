@@ -7,16 +7,21 @@
 #    fresh each run.
 # 2. OPA: unless OPA_URL is set, .bin/opa serving policies/ (with --watch, *_test.rego
 #    ignored) on 127.0.0.1:$OPA_PORT (default 8181), decision logs to .data/opa.log.
-# 3. python -m app migrate, then python -m app world load $WORLD (default
+# 3. Redis for the rate limits: unless RATE_LIMIT_STORAGE is set, a local redis-server
+#    (Debian's package, scripts/install-redis.sh) on 127.0.0.1:$REDIS_PORT (default: the
+#    first free port from 63790), data and log under .data/redis, no persistence; the
+#    API's workers share their rate-limit windows there (RATE_LIMIT_STORAGE).
+# 4. python -m app migrate, then python -m app world load $WORLD (default
 #    examples/demo-world.yaml); the key-to-id map is saved to .data/world.json.
-# 4. python -m app serve on $HOST:$PORT (default 127.0.0.1:8080), with the metrics
+# 5. python -m app serve on $HOST:$PORT (default 127.0.0.1:8080), with the metrics
 #    listener on 127.0.0.1:$METRICS_PORT (default 9464; 0 turns metrics off); once
 #    /readyz answers, a ready-to-paste curl for the context of the world's first run is
 #    printed. Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md);
 #    OPA's spans then go to the same collector (OPA_TRACING_ADDRESS, derived from it).
 #
-# On exit (Ctrl-C, TERM or the server stopping) the OPA and PostgreSQL this script
-# started are stopped; services it did not start are left alone.
+# On exit (Ctrl-C, TERM or the server stopping) the OPA, Redis and PostgreSQL this
+# script started are stopped; services it did not start are left alone. DATA_DIR moves
+# the local state (default .data).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,8 +48,9 @@ cd "$ROOT"
 
 PYTHON="$ROOT/.venv/bin/python"
 OPA_BIN="$ROOT/.bin/opa"
-DATA="$ROOT/.data"
+DATA="${DATA_DIR:-$ROOT/.data}"
 mkdir -p "$DATA"
+DATA="$(cd "$DATA" && pwd)"
 
 say() { printf '==> %s\n' "$*"; }
 # Runs a command from / so that, run as postgres, it does not warn about a working
@@ -76,6 +82,7 @@ fi
 # Cleanup: stop only what this script started.
 SERVE_PID=""
 OPA_PID=""
+REDIS_PID=""
 PG_STARTED=0
 PG_CTL=()
 PGDATA_DIR=""
@@ -92,6 +99,11 @@ cleanup() {
 		say "stopping OPA (pid $OPA_PID)"
 		kill -TERM "$OPA_PID" 2>/dev/null || true
 		wait "$OPA_PID" 2>/dev/null || true
+	fi
+	if [[ -n "$REDIS_PID" ]] && kill -0 "$REDIS_PID" 2>/dev/null; then
+		say "stopping Redis (pid $REDIS_PID)"
+		kill -TERM "$REDIS_PID" 2>/dev/null || true
+		wait "$REDIS_PID" 2>/dev/null || true
 	fi
 	if [[ "$PG_STARTED" == 1 ]]; then
 		say "stopping PostgreSQL ($PGDATA_DIR)"
@@ -223,6 +235,52 @@ fi
 export OPA_URL
 
 # ---------------------------------------------------------------------------
+# Redis: the rate-limit windows, shared by the API's workers (docs/adr/0019).
+# True when a Redis server on 127.0.0.1:$1 answers PING.
+redis_ping() {
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf 'PING\r\n' >&3
+		IFS= read -r -t 2 reply <&3 || exit 1
+		[[ "$reply" == "+PONG"* ]]
+	) 2>/dev/null
+}
+
+if [[ -n "${RATE_LIMIT_STORAGE:-}" ]]; then
+	say "Redis: using RATE_LIMIT_STORAGE from the environment (no local Redis)"
+else
+	REDIS_BIN="$(bash "$ROOT/scripts/install-redis.sh" | tail -n 1)"
+	[[ -x "$REDIS_BIN" ]] || die "redis-server not found (scripts/install-redis.sh said: $REDIS_BIN)"
+	if [[ -n "${REDIS_PORT:-}" ]]; then
+		port_busy "$REDIS_PORT" && die "port $REDIS_PORT is in use: set REDIS_PORT to a free port"
+	else
+		REDIS_PORT=63790
+		while port_busy "$REDIS_PORT"; do
+			REDIS_PORT=$((REDIS_PORT + 1))
+			((REDIS_PORT < 63890)) || die "no free port in 63790-63889 for Redis: set REDIS_PORT"
+		done
+	fi
+	REDIS_DIR="$DATA/redis"
+	mkdir -p "$REDIS_DIR"
+	say "Redis: starting on 127.0.0.1:$REDIS_PORT for the rate limits (log: ${REDIS_DIR#"$ROOT"/}/redis.log)"
+	# No persistence: rate-limit windows last a minute, and the demo is reset each run.
+	"$REDIS_BIN" --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$REDIS_DIR" \
+		--save '' --appendonly no --logfile "$REDIS_DIR/redis.log" &
+	REDIS_PID=$!
+	for _ in $(seq 1 100); do
+		kill -0 "$REDIS_PID" 2>/dev/null || {
+			tail -n 20 "$REDIS_DIR/redis.log" >&2 || true
+			die "Redis exited during start-up"
+		}
+		redis_ping "$REDIS_PORT" && break
+		sleep 0.1
+	done
+	redis_ping "$REDIS_PORT" || die "Redis did not answer on port $REDIS_PORT (see $REDIS_DIR/redis.log)"
+	RATE_LIMIT_STORAGE="redis://127.0.0.1:$REDIS_PORT/0"
+fi
+export RATE_LIMIT_STORAGE
+
+# ---------------------------------------------------------------------------
 # Schema and world
 say "migrating the database"
 "$PYTHON" -m app migrate
@@ -232,7 +290,7 @@ say "loading the world ${WORLD#"$ROOT"/}"
 load_err="$DATA/world-load.err"
 if "$PYTHON" -m app world load "$WORLD" >"$WORLD_JSON.tmp" 2>"$load_err"; then
 	mv "$WORLD_JSON.tmp" "$WORLD_JSON"
-	note "key and handle to id map: .data/world.json"
+	note "key and handle to id map: ${WORLD_JSON#"$ROOT"/}"
 	WORLD_LOADED=1
 else
 	rm -f "$WORLD_JSON.tmp"
@@ -342,6 +400,9 @@ if [[ "$METRICS_PORT" != 0 ]]; then
 fi
 if [[ -n "$OTLP_ENDPOINT" ]]; then
 	note "traces: the app and OPA export to $OTLP_ENDPOINT (OPA: $OPA_TRACING_ADDRESS)"
+fi
+if [[ -n "$REDIS_PID" ]]; then
+	note "rate limits: shared by the workers in Redis on 127.0.0.1:$REDIS_PORT (redis-cli -p $REDIS_PORT)"
 fi
 
 wait "$SERVE_PID"

@@ -31,7 +31,7 @@ from repositories import make_engine
 from repositories.migrate import upgrade
 from tests.support.client import ApiClient
 from tests.support.corpus import recording_overrides
-from tests.support.services import OpaServer, PostgresCluster, free_port, run_sql
+from tests.support.services import OpaServer, PostgresCluster, RedisServer, free_port, run_sql
 
 TEMPLATE_DB = "agent_authz_template"
 
@@ -121,6 +121,27 @@ def opa_server() -> Iterator[OpaServer]:
     server = OpaServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server on a free port for the whole session."""
+    server = RedisServer().start()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session's Redis, emptied for this test (``rate_limit.storage``).
+
+    A test that stopped or paused Redis may leave it so; it is brought back here.
+    """
+    redis_server.resume()
+    if not redis_server.running:
+        redis_server.start()
+    assert redis_server.command("FLUSHALL") == b"+OK"
+    return redis_server.url
 
 
 @dataclass

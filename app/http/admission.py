@@ -6,8 +6,9 @@ sits between security and validation, so for every routed operation it decides,
 still without reading a byte of the body:
 
 1. names the operation for the access log;
-2. takes a rate-limit token for (the operation's ``x-rate-limit-class``, the
-   authenticated principal): 429 ``rate_limited``;
+2. counts the request in the rate-limit window of (the operation's
+   ``x-rate-limit-class``, the authenticated principal): 429 ``rate_limited`` when it
+   is full (``app.http.ratelimit``; awaited, so a shared storage never blocks the loop);
 3. for operations with a request body, requires ``Content-Type: application/json``
    (an optional ``charset=utf-8``): a missing or other type is 415
    ``unsupported_media_type``.
@@ -85,7 +86,7 @@ class AdmissionMiddleware:
                 # A runner's token on a principal endpoint, or the other way round.
                 raise Unauthenticated()
             if holder is not None:
-                services.limiter.check(route.rate_class, holder.id)
+                await services.limiter.check(route.rate_class, holder.id)
             if route.has_body:
                 check_json_content_type(header_value(scope, b"content-type"))
         await self.app(scope, receive, send)

@@ -91,4 +91,8 @@ def server_options(settings: Settings) -> dict[str, Any]:
     return {
         "http": LimitedHttpToolsProtocol,
         "h11_max_incomplete_event_size": settings.integer("http.max_header_bytes"),
+        # uvicorn would otherwise take the client address from X-Forwarded-For of any
+        # loopback peer; app.http.client_address decides whom to believe
+        # (rate_limit.trusted_proxies).
+        "proxy_headers": False,
     }

@@ -27,6 +27,8 @@ Metrics, their labels, and what counts them:
   gateway, per OPA call; ``_count`` is the round trips, failed ones included.
 * ``agent_authz_fail_closed_total`` (source): the edge, per 503 answer.
 * ``agent_authz_rate_limited_total`` (class): the rate limiter, per rejection.
+* ``agent_authz_rate_limit_storage_failures_total`` (kind): the rate limiter, per
+  storage call that failed (the request was served unlimited, or 503 fail closed).
 * ``agent_authz_db_pool_connections_in_use`` and ``agent_authz_db_pool_waiting``
   (gauges; pool): the connection pools (:mod:`app.observability.pools`).
 
@@ -46,6 +48,7 @@ from prometheus_client import (
     disable_created_metrics,
 )
 
+from app.http.ratelimit import FAILED_AUTH_CLASS, STORAGE_FAILURE_KINDS
 from app.http.routes import Route
 from app.policy import ENTRYPOINTS, REASONS, Decision
 
@@ -73,9 +76,10 @@ OTHER = "other"
 UNMATCHED = "unmatched"
 # Why an OPA round trip failed (app.opa_client's error tree; app.observability.calls).
 FAILURE_KINDS = ("unreachable", "timeout", "http_error", "undefined", "malformed")
-# What a 503 answer failed closed on: OPA, PostgreSQL, or a source a use case checked
-# itself (the privacy guard's lock, policy and schema; readiness).
-FAIL_CLOSED_SOURCES = ("opa", "database", "service")
+# What a 503 answer failed closed on: OPA, PostgreSQL, a source a use case checked
+# itself (the privacy guard's lock, policy and schema; readiness), or the rate-limit
+# storage (only with rate_limit.storage_failure_mode closed).
+FAIL_CLOSED_SOURCES = ("opa", "database", "service", "rate_limit")
 # The two connection pools of an app (app/services.py): transactions and autocommit reads.
 POOLS = ("write", "read")
 # Actions the policies decide that no operation is decided as (x-action): the filter
@@ -99,7 +103,8 @@ class LabelSets:
             (together, the actions the policies know).
         reasons: the policies' closed reason list (``app.policy.REASONS``).
         entrypoints: the policy gateway's entry points (``app.policy.ENTRYPOINTS``).
-        rate_classes: the ``x-rate-limit-class`` of every operation.
+        rate_classes: the ``x-rate-limit-class`` of every operation and the
+            failed-authentication class.
     """
 
     operations: frozenset[str]
@@ -116,7 +121,8 @@ class LabelSets:
             actions=frozenset(route.action for route in routes.values()) | FILTER_MODE_ACTIONS,
             reasons=frozenset(REASONS),
             entrypoints=frozenset(ENTRYPOINTS),
-            rate_classes=frozenset(route.rate_class for route in routes.values()),
+            rate_classes=frozenset(route.rate_class for route in routes.values())
+            | {FAILED_AUTH_CLASS},
         )
 
 
@@ -138,7 +144,8 @@ class Metrics:
     The methods are the observers the layers accept (``RequestObserver`` of the
     correlation middleware, ``DecisionObserver`` of the ``Authorizer``, the gateway's
     call observer through :class:`~app.observability.calls.ObservedCalls`, the rate
-    limiter's ``on_reject``); none of them raises for a value outside a closed set.
+    limiter's ``on_reject`` and ``on_storage_failure``); none of them raises for a
+    value outside a closed set.
 
     Args:
         labels: the closed label sets.
@@ -208,6 +215,14 @@ class Metrics:
             ("class",),
             registry=r,
         )
+        self._rate_limit_storage_failures = Counter(
+            f"{NAMESPACE}_rate_limit_storage_failures",
+            "Rate-limit storage calls that failed (unreachable, timeout, error); each one "
+            "let its request through unlimited, or answered 503 when "
+            "rate_limit.storage_failure_mode is closed.",
+            ("kind",),
+            registry=r,
+        )
         # livesum: with several workers, the sum over the workers alive now.
         in_use = Gauge(
             f"{NAMESPACE}_db_pool_connections_in_use",
@@ -235,6 +250,8 @@ class Metrics:
                 self._opa_failures.labels(entrypoint, kind)
         for rate_class in sorted(labels.rate_classes):
             self._rate_limited.labels(rate_class)
+        for kind in STORAGE_FAILURE_KINDS:
+            self._rate_limit_storage_failures.labels(kind)
 
     def request_finished(self, operation_id: str, status: int, seconds: float) -> None:
         """Count one answered request of ``operation_id`` (or :data:`UNMATCHED`)."""
@@ -278,3 +295,7 @@ class Metrics:
     def rate_limited(self, rate_class: str) -> None:
         """Count one rate-limit rejection in ``rate_class``."""
         self._rate_limited.labels(_closed(rate_class, self.labels.rate_classes)).inc()
+
+    def rate_limit_storage_failed(self, kind: str) -> None:
+        """Count one failed rate-limit storage call (``STORAGE_FAILURE_KINDS``)."""
+        self._rate_limit_storage_failures.labels(_closed(kind, STORAGE_FAILURE_KINDS)).inc()

@@ -1,9 +1,11 @@
-"""Throwaway PostgreSQL clusters, OPA servers and app processes for the tests.
+"""Throwaway PostgreSQL clusters, OPA and Redis servers and app processes for the tests.
 
 The default test path needs no Docker: PostgreSQL comes from Debian's package
 (``scripts/install-postgres.sh``) and runs as a cluster in a temp dir on a free port;
-OPA is the real binary built into ``.bin/`` by ``scripts/build-tools.sh``. A missing
-binary raises :class:`ServiceError`, so integration tests fail, never skip.
+OPA is the real binary built into ``.bin/`` by ``scripts/build-tools.sh``; Redis is
+Debian's ``redis-server`` (``scripts/install-redis.sh``) on a free port without
+persistence. A missing binary raises :class:`ServiceError`, so integration tests fail,
+never skip.
 :class:`AppProcess` runs the app as ``python -m app serve`` (or a variant) does, and
 :func:`run_sql` sends statements to a database in autocommit mode.
 """
@@ -34,6 +36,7 @@ __all__ = [
     "AppProcess",
     "OpaServer",
     "PostgresCluster",
+    "RedisServer",
     "ServiceError",
     "free_port",
     "run_sql",
@@ -71,17 +74,22 @@ def run_sql(url: str, *statements: str) -> list[tuple[Any, ...]]:
     return rows
 
 
-def _postgres_bin() -> Path:
+def _installed(script: str, what: str) -> Path:
+    """The path the install script prints last (it installs Debian's package if needed)."""
     result = subprocess.run(
-        ["bash", str(REPO_ROOT / "scripts" / "install-postgres.sh")],
+        ["bash", str(REPO_ROOT / "scripts" / script)],
         capture_output=True,
         text=True,
         check=False,
     )
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
-        raise ServiceError(f"PostgreSQL binaries unavailable: {result.stderr.strip()}")
+        raise ServiceError(f"{what} unavailable: {result.stderr.strip()}")
     return Path(lines[-1])
+
+
+def _postgres_bin() -> Path:
+    return _installed("install-postgres.sh", "PostgreSQL binaries")
 
 
 @dataclass
@@ -215,6 +223,107 @@ class OpaServer:
     def read_log(self) -> str:
         """Everything OPA wrote so far (decision logs included)."""
         return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+
+@dataclass
+class RedisServer:
+    """A real ``redis-server`` on 127.0.0.1 and a free port, without persistence.
+
+    :meth:`stop` and :meth:`start` again keep the port, so a test can take Redis away
+    under a running app and bring it back (empty, as after a restart without
+    persistence); :meth:`pause` and :meth:`resume` freeze it (SIGSTOP), so that
+    connections hang instead of being refused.
+    """
+
+    port: int = field(default_factory=free_port)
+
+    def __post_init__(self) -> None:
+        self.binary = _installed("install-redis.sh", "redis-server")
+        self.datadir = Path(tempfile.mkdtemp(prefix="redistest-"))
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """``rate_limit.storage`` for this server (database 0)."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def running(self) -> bool:
+        """Whether the server process is alive (paused counts as alive)."""
+        return self._process is not None and self._process.poll() is None
+
+    def _ping(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def command(self, *args: str) -> bytes:
+        """Send one command (RESP) and return the raw first reply line."""
+        payload = f"*{len(args)}\r\n".encode() + b"".join(
+            f"${len(arg.encode())}\r\n{arg}\r\n".encode() for arg in args
+        )
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as sock:
+            sock.sendall(payload)
+            return sock.recv(65536).split(b"\r\n", 1)[0]
+
+    def start(self) -> RedisServer:
+        """Start ``redis-server`` and wait until it answers PING."""
+        log = (self.datadir / "redis.log").open("ab")
+        self._process = subprocess.Popen(
+            [
+                str(self.binary),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.datadir),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                text = (self.datadir / "redis.log").read_text(errors="replace")
+                raise ServiceError(f"redis-server exited: {text[-2000:]}")
+            if self._ping():
+                return self
+            time.sleep(0.05)
+        raise ServiceError("redis-server did not answer PING")
+
+    def stop(self) -> None:
+        """Stop the server (idempotent); its data is gone (no persistence)."""
+        if self._process is not None and self._process.poll() is None:
+            self.resume()
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+
+    def pause(self) -> None:
+        """Freeze the server: connections are accepted by the kernel, never answered."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Undo :meth:`pause`."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGCONT)
+
+    def close(self) -> None:
+        """Stop the server and remove its directory."""
+        self.stop()
+        shutil.rmtree(self.datadir, ignore_errors=True)
 
 
 @dataclass

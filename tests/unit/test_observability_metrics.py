@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from prometheus_client import generate_latest
 
+from app.http.ratelimit import FAILED_AUTH_CLASS, STORAGE_FAILURE_KINDS
 from app.http.routes import load_routes, load_spec
 from app.observability.metrics import (
     FAIL_CLOSED_SOURCES,
@@ -41,7 +42,7 @@ def test_label_sets_come_from_the_contract_and_the_policy_lists() -> None:
     assert labels.actions == {r.action for r in routes.values()} | FILTER_MODE_ACTIONS
     assert labels.reasons == REASONS
     assert labels.entrypoints == frozenset(ENTRYPOINTS)
-    assert labels.rate_classes == {r.rate_class for r in routes.values()}
+    assert labels.rate_classes == {r.rate_class for r in routes.values()} | {FAILED_AUTH_CLASS}
 
 
 def test_a_request_is_counted_by_operation_and_status(metrics: Metrics) -> None:
@@ -107,6 +108,9 @@ def test_opa_round_trips_fail_closed_answers_and_rate_limits(metrics: Metrics) -
     metrics.fail_closed("opa")
     metrics.fail_closed("somewhere")
     metrics.rate_limited("agent_runtime")
+    metrics.rate_limited(FAILED_AUTH_CLASS)
+    metrics.rate_limit_storage_failed("timeout")
+    metrics.rate_limit_storage_failed("no-such-kind")
 
     rounds = "agent_authz_opa_round_trip_duration_seconds_count"
     failures = "agent_authz_opa_round_trip_failures_total"
@@ -116,6 +120,10 @@ def test_opa_round_trips_fail_closed_answers_and_rate_limits(metrics: Metrics) -
     assert value(metrics, "agent_authz_fail_closed_total", source="opa") == 1
     assert value(metrics, "agent_authz_fail_closed_total", source=OTHER) == 1
     assert value(metrics, "agent_authz_rate_limited_total", **{"class": "agent_runtime"}) == 1
+    assert value(metrics, "agent_authz_rate_limited_total", **{"class": FAILED_AUTH_CLASS}) == 1
+    storage = "agent_authz_rate_limit_storage_failures_total"
+    assert value(metrics, storage, kind="timeout") == 1
+    assert value(metrics, storage, kind=OTHER) == 1
 
 
 def test_watched_series_exist_at_zero_before_anything_happens(metrics: Metrics) -> None:
@@ -132,6 +140,8 @@ def test_watched_series_exist_at_zero_before_anything_happens(metrics: Metrics) 
                 )
                 == 0
             )
+    for kind in STORAGE_FAILURE_KINDS:
+        assert value(metrics, "agent_authz_rate_limit_storage_failures_total", kind=kind) == 0
     for pool in POOLS:
         assert value(metrics, "agent_authz_db_pool_connections_in_use", pool=pool) == 0
         assert value(metrics, "agent_authz_db_pool_waiting", pool=pool) == 0
@@ -160,6 +170,7 @@ def test_every_metric_is_documented_for_operators(metrics: Metrics) -> None:
         "agent_authz_opa_round_trip_failures_total",
         "agent_authz_fail_closed_total",
         "agent_authz_rate_limited_total",
+        "agent_authz_rate_limit_storage_failures_total",
         "agent_authz_db_pool_connections_in_use",
         "agent_authz_db_pool_waiting",
     }

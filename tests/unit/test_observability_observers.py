@@ -8,6 +8,7 @@ with in-memory fakes: no HTTP, SQL or OPA.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -258,13 +259,15 @@ def test_a_filter_mismatch_of_the_context_read_is_reported_with_its_count() -> N
 def test_the_rate_limiter_reports_each_rejection_by_class() -> None:
     rejected: list[str] = []
     settings = load_settings(environ={}).replace(**{"rate_limit.chat.per_minute": 1})
-    limiter = RateLimiter(settings, clock=lambda: 100.0, on_reject=rejected.append)
+    limiter = RateLimiter(settings, on_reject=rejected.append)
 
-    limiter.check("chat", "alex")
-    with pytest.raises(RateLimited):
-        limiter.check("chat", "alex")
-    limiter.check("chat", "sam")
+    async def scenario() -> None:
+        await limiter.check("chat", "alex")
+        with pytest.raises(RateLimited):
+            await limiter.check("chat", "alex")
+        await limiter.check("chat", "sam")
 
+    asyncio.run(scenario())
     assert rejected == ["chat"]
 
 

@@ -3,7 +3,7 @@
 Two ``python -m app serve`` processes, started as an operator would, serve the same
 PostgreSQL database and the same OPA. Concurrent posts with one
 ``client_request_id`` through both store one message, and every answer names it.
-What is per replica (rate-limit buckets, pools) and what is shared (all data,
+What is per replica (pools; rate-limit windows with memory storage) and what is shared (all data,
 idempotency) is described in docs/architecture.md.
 """
 
@@ -30,8 +30,8 @@ def _two_replicas(
     database_url: str, opa_url: str, logs: Path, **settings: str
 ) -> Iterator[list[str]]:
     """Start two ``python -m app serve`` processes; yields their base URLs."""
-    # One worker per replica: each worker process has buckets of its own, and this
-    # test is about what replicas share.
+    # One worker per replica: with memory storage each worker process has rate-limit
+    # windows of its own, and this test is about what replicas share.
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -92,15 +92,21 @@ def test_concurrent_posts_with_one_key_through_two_replicas_store_one_message(
     assert {answer.json()["content_md"] for answer in answers} == {stored[0][1]}
 
 
-def test_rate_limit_buckets_are_per_replica(
+def test_with_memory_storage_each_replica_keeps_its_own_rate_limit_window(
     database_url: str, opa_server: OpaServer, ids: dict[str, str], tmp_path: Path
 ) -> None:
+    # rate_limit.storage memory:// (the default); with Redis the window is shared
+    # (test_rate_limit_shared.py).
     path = f"/api/v1/runs/{ids['r1']}/context"
     with _two_replicas(
-        database_url, opa_server.url, tmp_path, RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE="1"
+        database_url,
+        opa_server.url,
+        tmp_path,
+        RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE="1",
+        RATE_LIMIT_STORAGE="memory://",
     ) as urls:
         first = [ApiClient(url, "tok-lotse").get(path).status_code for url in urls]
         second = [ApiClient(url, "tok-lotse").get(path).status_code for url in urls]
 
-    assert first == [200, 200]  # each replica has its own bucket
+    assert first == [200, 200]  # each replica has its own window
     assert second == [429, 429]

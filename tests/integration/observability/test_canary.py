@@ -24,6 +24,7 @@ from opentelemetry.instrumentation.utils import suppress_http_instrumentation
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
 
+from app.http.ratelimit import STORAGE_FAILURE_KINDS
 from app.observability.metrics import (
     FAIL_CLOSED_SOURCES,
     FAILURE_KINDS,
@@ -128,7 +129,7 @@ def _label_sets(metrics: Metrics) -> dict[str, set[str]]:
         "reason": set(labels.reasons) | {OTHER},
         "allow": {"true", "false"},
         "entrypoint": set(labels.entrypoints) | {OTHER},
-        "kind": set(FAILURE_KINDS) | {OTHER},
+        "kind": set(FAILURE_KINDS) | set(STORAGE_FAILURE_KINDS) | {OTHER},
         "source": set(FAIL_CLOSED_SOURCES) | {OTHER},
         "class": set(labels.rate_classes) | {OTHER},
         "pool": set(POOLS),
