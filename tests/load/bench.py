@@ -31,7 +31,9 @@ Ctrl-C. What it does, in order:
 5. Prints the tables and writes ``docs/benchmarks.md``.
 
 A separate part, ``tests/load/overhead.py`` (issue 12), then measures what metrics and
-tracing cost getRunContext and appends its section at the end of the report.
+tracing cost getRunContext and appends its section at the end of the report; another,
+``tests/load/provenance.py`` (issue 24), measures whether OPA's provenance or decision
+metadata names the policy revision of a decision more cheaply.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from repositories.migrate import upgrade
-from tests.load import floor, overhead
+from tests.load import floor, overhead, provenance
 from tests.load.interleave import interleaved_rounds
 from tests.support.services import (
     REPO_ROOT,
@@ -1763,6 +1765,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--serve-flask", action="store_true", help=argparse.SUPPRESS)
     overhead.add_arguments(parser)
+    provenance.add_arguments(parser)
     return parser
 
 
@@ -1916,11 +1919,22 @@ def main(argv: list[str] | None = None) -> int:
                 warmup=args.overhead_warmup,
                 blocks=args.overhead_blocks,
             )
+        # -- the policy revision of a decision (issue 24): tests/load/provenance.py -----
+        revision_result = None
+        if args.provenance_rounds > 0:
+            print(f"policy revision, {args.provenance_rounds} rounds ...", file=sys.stderr)
+            revision_result = provenance.measure_provenance(
+                inputs[DECISION_PATH],
+                rounds=args.provenance_rounds,
+                warmup=args.provenance_warmup,
+            )
         # ------------------------------------------------------------------------------
 
     seconds = time.monotonic() - clock
     facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
     report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
+    if revision_result is not None:
+        report += "\n" + provenance.provenance_section(revision_result)
     if overhead_result is not None:
         report += "\n" + overhead.overhead_section(overhead_result)
     print(report)

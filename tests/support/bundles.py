@@ -274,10 +274,11 @@ class BundleSidecar(OpaServer):
         return requests.get(f"{self.url}/health?bundles", timeout=5).status_code == 200
 
     def status(self) -> dict[str, Any]:
-        """The bundle's entry of ``GET /v1/status`` (OPA's status API)."""
+        """The bundle's entry of ``GET /v1/status`` (OPA's status API); empty before the
+        plugin's first report."""
         answer = requests.get(f"{self.url}/v1/status", timeout=5)
         answer.raise_for_status()
-        bundle: dict[str, Any] = answer.json()["result"]["bundles"]["agent-authz"]
+        bundle: dict[str, Any] = answer.json()["result"].get("bundles", {}).get("agent-authz", {})
         return bundle
 
     def active_revision(self) -> str | None:
