@@ -246,15 +246,7 @@ class BundleSidecar(OpaServer):
     def command(self) -> list[str]:
         """``opa run`` with ``deploy/opa/config.yaml``, the keys and short polling."""
         command = [
-            str(self.binary),
-            "run",
-            "--server",
-            "--addr",
-            f"127.0.0.1:{self.port}",
-            "--config-file",
-            str(REPO_ROOT / "deploy" / "opa" / "config.yaml"),
-            "--log-format",
-            "json",
+            *self.server_command("config.yaml"),
             "--set",
             f"bundles.agent-authz.polling.min_delay_seconds={POLL_SECONDS}",
             "--set",

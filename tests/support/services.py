@@ -172,8 +172,8 @@ class OpaServer:
         """Base URL of the server."""
         return f"http://127.0.0.1:{self.port}"
 
-    def command(self) -> list[str]:
-        """The ``opa run`` command line (subclasses serve other sources)."""
+    def server_command(self, config: str) -> list[str]:
+        """``opa run --server`` on this port with ``deploy/opa/<config>``, JSON logs."""
         return [
             str(self.binary),
             "run",
@@ -181,10 +181,16 @@ class OpaServer:
             "--addr",
             f"127.0.0.1:{self.port}",
             "--config-file",
-            str(REPO_ROOT / "deploy" / "opa" / "config.working-tree.yaml"),
+            str(REPO_ROOT / "deploy" / "opa" / config),
             "--log-format",
             "json",
-            # Serve the policies, not their unit tests.
+        ]
+
+    def command(self) -> list[str]:
+        """The ``opa run`` command line (subclasses serve other sources)."""
+        # Serve the policies, not their unit tests.
+        return [
+            *self.server_command("config.working-tree.yaml"),
             "--ignore",
             "*_test.rego",
             str(self.policies),

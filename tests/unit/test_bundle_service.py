@@ -14,37 +14,17 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.support.bundles import BUNDLE_RESOURCE as ROUTE
+from tests.support.bundles import BundleService
 from tests.support.services import REPO_ROOT
-
-ROUTE = "bundles/agent-authz.tar.gz"
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """The service on a free port serving ``tmp_path/b.tar.gz`` at :data:`ROUTE`."""
-    bundle = tmp_path / "b.tar.gz"
-    bundle.write_bytes(b"first bundle")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "bundle_service.py"),
-            "--port",
-            "0",
-            "--quiet",
-            f"{ROUTE}={bundle}",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline().strip()
-    try:
-        assert line.startswith("listening on http://127.0.0.1:"), line
-        yield line.removeprefix("listening on "), bundle
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        process.stdout.close()
+def served() -> Iterator[tuple[str, Path]]:
+    """The service (``tests/support/bundles.BundleService``) serving one file at :data:`ROUTE`."""
+    with BundleService() as service:
+        service.file.write_bytes(b"first bundle")
+        yield service.url, service.file
 
 
 def test_the_bundle_is_served_with_an_etag_and_304_when_unchanged(

@@ -25,9 +25,12 @@ import pytest
 from tests.conftest import RunningService, start_app
 from tests.integration.foundation.conftest import extended_world
 from tests.support.bundles import (
+    BundleService,
+    BundleSidecar,
     SigningKey,
     build_bundle,
     policies_copy,
+    sidecars,
     signing_key,
     tamper,
 )
@@ -113,6 +116,30 @@ def replicas(
             yield apps
         finally:
             logging.getLogger().handlers.clear()
+
+
+@dataclass
+class Deployment:
+    """A bundle service, its sidecars (trusting the module's key) and one app each."""
+
+    service: BundleService
+    sidecars: list[BundleSidecar]
+    apps: list[RunningService]
+
+
+@contextlib.contextmanager
+def deployment(
+    bundles: Bundles, database_url: str, count: int, published: Path | None
+) -> Iterator[Deployment]:
+    """``count`` replicas with their sidecars; ``published`` served from the start."""
+    with BundleService() as service:
+        if published is not None:
+            service.publish(published)
+        with (
+            sidecars(service, [bundles.key], count) as started,
+            replicas(database_url, started) as apps,
+        ):
+            yield Deployment(service, started, apps)
 
 
 def revision_info(service: RunningService) -> dict[str, float]:

@@ -15,9 +15,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunningService
-from tests.integration.bundles.conftest import FIRST, SECOND, Bundles, replicas, revision_info
+from tests.integration.bundles.conftest import (
+    FIRST,
+    SECOND,
+    Bundles,
+    deployment,
+    replicas,
+    revision_info,
+)
 from tests.integration.foundation.conftest import messages_path
-from tests.support.bundles import POLL_SECONDS, BundleService, sidecars, wait_until
+from tests.support.bundles import POLL_SECONDS, wait_until
 from tests.support.services import OpaServer
 
 pytestmark = pytest.mark.integration
@@ -61,27 +68,22 @@ def _audited(sql: Any, action: str) -> list[tuple[Any, ...]]:
 def test_two_replicas_pull_the_signed_bundle_and_name_the_same_revision(
     bundles: Bundles, database_url: str, ids: dict[str, str], sql: Any
 ) -> None:
-    with BundleService() as service:
-        service.publish(bundles.first)
-        with (
-            sidecars(service, [bundles.key], 2) as pair,
-            replicas(database_url, pair) as apps,
-        ):
-            for app in apps:
-                _ready(app)
+    with deployment(bundles, database_url, 2, bundles.first) as running:
+        for app in running.apps:
+            _ready(app)
 
-            assert [sidecar.active_revision() for sidecar in pair] == [FIRST, FIRST]
-            assert all(sidecar.bundles_ready() for sidecar in pair)
-            for app in apps:
-                assert app.client().get("/readyz").json()["policy_revision"] == FIRST
-                denied = app.client("tok-reader").post(
-                    messages_path(ids["support/general"]), json={"content_md": "no write"}
-                )
-                assert denied.status_code == 403
-                explained = _explained_revision(app, ids)
-                assert explained["policy_revision"] == FIRST
-                assert explained["decision"]["allow"] is True
-                assert revision_info(app) == {FIRST: 1}
+        assert [sidecar.active_revision() for sidecar in running.sidecars] == [FIRST, FIRST]
+        assert all(sidecar.bundles_ready() for sidecar in running.sidecars)
+        for app in running.apps:
+            assert app.client().get("/readyz").json()["policy_revision"] == FIRST
+            denied = app.client("tok-reader").post(
+                messages_path(ids["support/general"]), json={"content_md": "no write"}
+            )
+            assert denied.status_code == 403
+            explained = _explained_revision(app, ids)
+            assert explained["policy_revision"] == FIRST
+            assert explained["decision"]["allow"] is True
+            assert revision_info(app) == {FIRST: 1}
 
     assert _audited(sql, "message.post") == [(FIRST, "no_grant", 2)]
 
@@ -90,30 +92,25 @@ def test_a_new_revision_is_activated_by_both_within_the_polling_interval(
     bundles: Bundles, database_url: str, ids: dict[str, str], sql: Any
 ) -> None:
     general = messages_path(ids["support/general"])
-    with BundleService() as service:
-        service.publish(bundles.first)
-        with (
-            sidecars(service, [bundles.key], 2) as pair,
-            replicas(database_url, pair) as apps,
-        ):
-            for app in apps:
-                _ready(app)
-                assert app.client("tok-reader").get(general).status_code == 200
+    with deployment(bundles, database_url, 2, bundles.first) as running:
+        for app in running.apps:
+            _ready(app)
+            assert app.client("tok-reader").get(general).status_code == 200
 
-            service.publish(bundles.second)
-            took = wait_until(
-                lambda: all(sidecar.active_revision() == SECOND for sidecar in pair),
-                ACTIVATION_SECONDS,
-                "both sidecars activate the second revision",
-            )
+        running.service.publish(bundles.second)
+        took = wait_until(
+            lambda: all(sidecar.active_revision() == SECOND for sidecar in running.sidecars),
+            ACTIVATION_SECONDS,
+            "both sidecars activate the second revision",
+        )
 
-            assert took <= ACTIVATION_SECONDS
-            for app in apps:
-                # The reviewed change decides now: listing needs write.
-                assert app.client("tok-reader").get(general).status_code == 404
-                assert app.client().get("/readyz").json()["policy_revision"] == SECOND
-                assert _explained_revision(app, ids)["decision"]["allow"] is False
-                assert revision_info(app) == {SECOND: 1}
+        assert took <= ACTIVATION_SECONDS
+        for app in running.apps:
+            # The reviewed change decides now: listing needs write.
+            assert app.client("tok-reader").get(general).status_code == 404
+            assert app.client().get("/readyz").json()["policy_revision"] == SECOND
+            assert _explained_revision(app, ids)["decision"]["allow"] is False
+            assert revision_info(app) == {SECOND: 1}
 
     assert _audited(sql, "message.list") == [(SECOND, "not_found", 2)]
 
@@ -126,33 +123,28 @@ def test_a_bundle_that_does_not_verify_is_rejected_and_the_previous_revision_dec
     bundles: Bundles, database_url: str, ids: dict[str, str], sql: Any, bad: str, why: str
 ) -> None:
     general = messages_path(ids["support/general"])
-    with BundleService() as service:
-        service.publish(bundles.first)
-        with (
-            sidecars(service, [bundles.key], 1) as (sidecar,),
-            replicas(database_url, [sidecar]) as (app,),
-        ):
-            _ready(app)
-            failed_before = sidecar.failed_loads()
+    with deployment(bundles, database_url, 1, bundles.first) as running:
+        (sidecar,), (app,) = running.sidecars, running.apps
+        _ready(app)
+        failed_before = sidecar.failed_loads()
 
-            service.publish(getattr(bundles, bad))
-            wait_until(
-                lambda: sidecar.failed_loads() >= failed_before + 2,
-                2 * ACTIVATION_SECONDS,
-                "the sidecar rejects the bundle (twice: every poll retries)",
-            )
+        running.service.publish(getattr(bundles, bad))
+        wait_until(
+            lambda: sidecar.failed_loads() >= failed_before + 2,
+            2 * ACTIVATION_SECONDS,
+            "the sidecar rejects the bundle (twice: every poll retries)",
+        )
 
-            status = sidecar.status()
-            assert status["active_revision"] == FIRST
-            assert status["code"] == "bundle_error"
-            assert why in status["message"]
-            assert sidecar.bundles_ready()
-            # Posting still needs write: the bad bundle would let reader post.
-            reader = app.client("tok-reader")
-            denied = reader.post(general, json={"content_md": "still no write"})
-            assert denied.status_code == 403
-            assert app.client().get("/readyz").json()["policy_revision"] == FIRST
-            assert revision_info(app) == {FIRST: 1}
+        status = sidecar.status()
+        assert status["active_revision"] == FIRST
+        assert status["code"] == "bundle_error"
+        assert why in status["message"]
+        assert sidecar.bundles_ready()
+        # Posting still needs write: the bad bundle would let reader post.
+        denied = app.client("tok-reader").post(general, json={"content_md": "still no write"})
+        assert denied.status_code == 403
+        assert app.client().get("/readyz").json()["policy_revision"] == FIRST
+        assert revision_info(app) == {FIRST: 1}
 
     assert _audited(sql, "message.post") == [(FIRST, "no_grant", 1)]
     assert sql("SELECT count(*) FROM messages WHERE content_md = 'still no write'")[0][0] == 0
@@ -164,27 +156,23 @@ def test_a_sidecar_that_never_activated_a_bundle_keeps_the_pod_unready_and_fails
 ) -> None:
     general = messages_path(ids["support/general"])
     messages_before = sql("SELECT count(*) FROM messages")[0][0]
-    with BundleService() as service:
-        if served == "foreign":
-            service.publish(bundles.foreign)
-        with (
-            sidecars(service, [bundles.key], 1) as (sidecar,),
-            replicas(database_url, [sidecar]) as (app,),
-        ):
-            wait_until(lambda: sidecar.failed_loads() >= 1, 2 * ACTIVATION_SECONDS, "a failed load")
+    published = bundles.foreign if served == "foreign" else None
+    with deployment(bundles, database_url, 1, published) as running:
+        (sidecar,), (app,) = running.sidecars, running.apps
+        wait_until(lambda: sidecar.failed_loads() >= 1, 2 * ACTIVATION_SECONDS, "a failed load")
 
-            assert not sidecar.bundles_ready()
-            assert sidecar.active_revision() is None
-            assert app.client().get("/readyz").status_code == 503
-            robin = app.client("tok-robin")
-            answers = [
-                robin.get(general),
-                robin.post(general, json={"content_md": "no verified policy"}),
-                app.client("tok-reader").post(general, json={"content_md": "no policy"}),
-                _explain_status(app, ids),
-            ]
-            assert [answer.status_code for answer in answers] == [503] * 4
-            assert {answer.json()["code"] for answer in answers} == {"service_unavailable"}
+        assert not sidecar.bundles_ready()
+        assert sidecar.active_revision() is None
+        assert app.client().get("/readyz").status_code == 503
+        robin = app.client("tok-robin")
+        answers = [
+            robin.get(general),
+            robin.post(general, json={"content_md": "no verified policy"}),
+            app.client("tok-reader").post(general, json={"content_md": "no policy"}),
+            _explain_status(app, ids),
+        ]
+        assert [answer.status_code for answer in answers] == [503] * 4
+        assert {answer.json()["code"] for answer in answers} == {"service_unavailable"}
 
     assert sql("SELECT count(*) FROM messages")[0][0] == messages_before
     assert sql("SELECT count(*) FROM audit_log")[0][0] == 0
@@ -205,21 +193,17 @@ def test_decision_log_entries_and_the_access_log_name_each_other_and_the_revisio
     bundles: Bundles, database_url: str, ids: dict[str, str]
 ) -> None:
     correlation_id = "bundle-corr-0001"
-    with BundleService() as service:
-        service.publish(bundles.first)
-        with (
-            sidecars(service, [bundles.key], 1) as (sidecar,),
-            replicas(database_url, [sidecar]) as (app,),
-        ):
-            _ready(app)
-            answer = app.client("tok-reader").get(
-                messages_path(ids["support/general"]),
-                headers={"X-Correlation-Id": correlation_id},
-            )
-            assert answer.status_code == 200
-            assert answer.headers["X-Correlation-Id"] == correlation_id
-            opa_log = sidecar.read_log()
-            app_log = app.log.getvalue()
+    with deployment(bundles, database_url, 1, bundles.first) as running:
+        (sidecar,), (app,) = running.sidecars, running.apps
+        _ready(app)
+        answer = app.client("tok-reader").get(
+            messages_path(ids["support/general"]),
+            headers={"X-Correlation-Id": correlation_id},
+        )
+        assert answer.status_code == 200
+        assert answer.headers["X-Correlation-Id"] == correlation_id
+        opa_log = sidecar.read_log()
+        app_log = app.log.getvalue()
 
     entries = [
         json.loads(line)
