@@ -27,6 +27,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from app.observability.metrics import (
     FAIL_CLOSED_SOURCES,
     FAILURE_KINDS,
+    NO_REVISION,
     OTHER,
     POOLS,
     UNMATCHED,
@@ -132,6 +133,8 @@ def _label_sets(metrics: Metrics) -> dict[str, set[str]]:
         "source": set(FAIL_CLOSED_SOURCES) | {OTHER},
         "class": set(labels.rate_classes) | {OTHER},
         "pool": set(POOLS),
+        # One value per policy release; this OPA serves the working tree: none.
+        "revision": {NO_REVISION},
     }
 
 
