@@ -820,13 +820,14 @@ def measure_costs(
     """
     services = app.services
     captured: dict[str, dict[str, Any]] = {}
-    original_query = services.opa.query
+    original_evaluate = services.opa.evaluate
 
-    def recording_query(path: str, input: dict[str, Any]) -> Any:
+    # The policy gateway's one call into the client (it asks for provenance).
+    def recording_evaluate(path: str, input: dict[str, Any], *, correlation_id: str = "") -> Any:
         captured[path] = input
-        return original_query(path, input)
+        return original_evaluate(path, input, correlation_id=correlation_id)
 
-    services.opa.query = recording_query  # type: ignore[method-assign]
+    services.opa.evaluate = recording_evaluate  # type: ignore[method-assign]
     log_path = cluster.datadir / "server.log"
     costs: dict[int, Cost] = {}
     try:
@@ -880,7 +881,7 @@ def measure_costs(
                     },
                 )
     finally:
-        services.opa.query = original_query  # type: ignore[method-assign]
+        services.opa.evaluate = original_evaluate  # type: ignore[method-assign]
     opa_counts = {cost.opa_calls for cost in costs.values()}
     sql_counts = {cost.sql_statements for cost in costs.values()}
     if opa_counts != {2} or len(sql_counts) != 1:
@@ -1087,7 +1088,7 @@ def _parts(
     use_case = _find(raw, "app/usecases/run_context.py", "__call__")
     begin = _find(raw, "app/handlers/common.py", "begin")
     respond = _find(raw, "app/handlers/common.py", "json_response")
-    query = _find(raw, "app/opa_client.py", "query")
+    query = _find(raw, "app/opa_client.py", "evaluate")
     handler_s, use_case_s = raw[handler][3], raw[use_case][3]
     begin_s, respond_s, opa_s = raw[begin][3], raw[respond][3], raw[query][3]
     repositories = str(REPO_ROOT / "repositories") + os.sep
@@ -1105,7 +1106,7 @@ def _parts(
         ),
         ("  of which psycopg2 calls (PostgreSQL's work and the wait)", pg),
         ("  of which SQLAlchemy, pool, rows and typecasting in Python", sql_s - pg),
-        ("OPA: two calls (`OpaClient.query`)", opa_s),
+        ("OPA: two calls (`OpaClient.evaluate`)", opa_s),
         ("  of which socket send/receive (OPA's work and the wait)", opa_wait),
         ("  of which the client in Python (transport, HTTP parsing, orjson)", opa_s - opa_wait),
         (
