@@ -38,12 +38,13 @@ stage = @printf '\n==> %s\n' "$(1)"
 .PHONY: help deps tools venv postgres redis run test policy-test config-doc-check lint \
 	format-check format typecheck pytest unit contract integration bench config-doc clean \
 	sdk-client sdk-client-check policy-diff policy-doc policy-doc-check policy-diff-check \
-	observability-check
+	observability-check bundle manifests-check
 
 help: ## list the targets
 	@echo "make run    start PostgreSQL, OPA, Redis and the API with the demo world (see README.md)"
 	@echo "make test   every check CI runs (.ci/run calls it)"
 	@echo "make policy-diff BASE=<rev>   every decision the policy change since <rev> flips"
+	@echo "make bundle BUNDLE_SIGNING_KEY=<pem>   build and sign policies/ as an OPA bundle"
 	@echo
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort | \
 		awk -F'\t' '{ printf "  %-18s %s\n", $$1, $$2 }'
@@ -52,8 +53,8 @@ help: ## list the targets
 
 deps: tools venv postgres redis ## install everything: OPA/Regal, venv, PostgreSQL, Redis
 
-tools: ## build the pinned OPA and Regal into .bin/ (reused when the version matches)
-	$(call stage,tools: pinned OPA and Regal in .bin/)
+tools: ## build the pinned OPA, Regal, kubeconform and kustomize into .bin/ (reused when the version matches)
+	$(call stage,tools: pinned OPA, Regal, kubeconform and kustomize in .bin/)
 	@bash scripts/build-tools.sh
 
 venv: ## create .venv and install the package with dev extras when pyproject.toml changed
@@ -70,11 +71,11 @@ redis: ## install Debian's redis-server when missing (rate limits shared by work
 
 # --- the two commands ---------------------------------------------------------
 
-run: deps ## start PostgreSQL, OPA, Redis and the API with the demo world (env: PORT, DATABASE_URL, OPA_URL, REDIS_PORT, WORLD)
+run: deps ## start PostgreSQL, OPA, Redis and the API with the demo world (env: PORT, DATABASE_URL, OPA_URL, REDIS_PORT, WORLD, POLICY_BUNDLE)
 	$(call stage,run: scripts/run.sh)
 	@bash scripts/run.sh
 
-test: deps policy-test config-doc-check policy-doc-check sdk-client-check observability-check lint typecheck pytest policy-diff-check ## every check: policies, config and decision docs, SDK client, alert rules, ruff, mypy, pytest, recorded-corpus replay
+test: deps policy-test config-doc-check policy-doc-check sdk-client-check observability-check manifests-check lint typecheck pytest policy-diff-check ## every check: policies, config and decision docs, SDK client, alert rules, manifests, ruff, mypy, pytest, recorded-corpus replay
 	@printf '\n==> make test: all checks passed\n'
 
 # --- parts of make test ---------------------------------------------------------
@@ -110,6 +111,10 @@ observability-check: tools ## promtool: check and unit-test the alert rules, che
 	@$(PROMTOOL) check rules deploy/prometheus/alerts.yml
 	@cd deploy/prometheus && ../../$(PROMTOOL) test rules alerts_test.yml
 	@$(PROMTOOL) check config deploy/prometheus/prometheus.yml
+
+manifests-check: tools venv ## kubeconform (offline schemas) over kustomize build deploy/k8s; docker compose config when installed
+	$(call stage,manifests: kubeconform over deploy/k8s (kustomize build); docker compose config)
+	@bash scripts/check-manifests.sh
 
 lint: venv ## ruff check (and ruff format --check when RUFF_FORMAT_CHECK=1)
 	$(call stage,lint: ruff check .)
@@ -167,6 +172,12 @@ policy-diff: tools venv ## every decision the policies' change since BASE flips 
 
 policy-doc: tools venv ## regenerate docs/policy-decisions.md from the generated corpus
 	@$(PYTHON) -m app policy doc
+
+# --- releasing a policy -------------------------------------------------------------
+
+bundle: tools venv ## build policies/ into a signed OPA bundle (BUNDLE_SIGNING_KEY=<pem>, BUNDLE_KEY_ID, BUNDLE_OUT)
+	$(call stage,bundle: opa build -b $(POLICIES) --revision <commit> --signing-key ...)
+	@bash scripts/build-bundle.sh
 
 # --- other ------------------------------------------------------------------------
 

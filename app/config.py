@@ -332,6 +332,16 @@ SCHEMA: tuple[Key, ...] = (
         "(a record that cannot be written fails the request).",
     ),
     Key(
+        "policy.require_bundle_revision",
+        bool,
+        False,
+        "Decide only with a signed policy bundle: every OPA answer must name the revision "
+        "of the bundle that decided (OPA's provenance), else the request fails closed "
+        "(503) and `/readyz` is 503. On in `deploy/k8s/` and `docker-compose.yml`, where "
+        "sidecars pull verified bundles; off for `make run`'s working tree and the tests, "
+        "whose OPA serves `policies/` as a folder without a revision.",
+    ),
+    Key(
         "metrics.port",
         int,
         0,
@@ -371,6 +381,13 @@ class Settings:
     def number(self, name: str) -> float:
         """The float value of ``name``."""
         return float(self._values[name])
+
+    def flag(self, name: str) -> bool:
+        """The boolean value of ``name``."""
+        value = self._values[name]
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} is not a boolean key")
+        return value
 
     def text(self, name: str) -> str:
         """The string value of ``name``."""
@@ -435,7 +452,8 @@ def render_reference() -> str:
     ]
     for key in SCHEMA:
         minimum = "" if key.minimum is None else f"{key.minimum:g}"
-        default = "empty" if key.default == "" else f"`{key.default}`"
+        shown = str(key.default).lower() if isinstance(key.default, bool) else key.default
+        default = "empty" if shown == "" else f"`{shown}`"
         lines.append(
             f"| `{key.name}` | `{key.env_name}` | {key.type.__name__} | {default} "
             f"| {minimum} | {key.description} |"

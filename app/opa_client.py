@@ -30,6 +30,7 @@ into 503 (``app/main.py``), and nothing else converts it.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -42,6 +43,7 @@ from urllib3.exceptions import TimeoutError as Urllib3Timeout
 from app.opa_transport import KeepAlivePool
 
 __all__ = [
+    "Evaluation",
     "OpaClient",
     "OpaError",
     "OpaHttpError",
@@ -54,6 +56,25 @@ __all__ = [
 ]
 
 _HEADERS = {"Content-Type": "application/json"}
+# OPA adds the revisions of the bundles that answered to a response with this query.
+_PROVENANCE = "?provenance=true"
+# The header OPA's decision logs copy into request_context (deploy/opa/config.yaml).
+CORRELATION_HEADER = "X-Correlation-Id"
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """One defined answer of :meth:`OpaClient.evaluate`.
+
+    Attributes:
+        result: the ``result`` document.
+        provenance: OPA's ``provenance`` member as sent (``None`` when absent): the
+            server's version and the revision of every bundle that was active for this
+            evaluation. Only :mod:`app.policy` reads its shape.
+    """
+
+    result: Any
+    provenance: Any
 
 
 class OpaError(Exception):
@@ -188,14 +209,35 @@ class OpaClient:
             OpaUndefined: an undefined result (no ``result`` key): an undefined
                 decision is a deny, and the caller must not guess a default.
         """
+        return self._post(path, "", input, _HEADERS)["result"]
+
+    def evaluate(self, path: str, input: Any, *, correlation_id: str = "") -> Evaluation:
+        """Like :meth:`query`, and name the policy revision that answered.
+
+        Asks OPA for its provenance (``?provenance=true``): the revision of every
+        active bundle, read in the same storage transaction as the evaluation, so it is
+        the revision that decided. ``correlation_id`` (when given) travels as
+        ``X-Correlation-Id``; the sidecar's decision log copies it into each entry's
+        ``request_context``, beside the bundle revision.
+
+        Raises:
+            OpaUnavailable, OpaUndefined: as :meth:`query`.
+        """
+        headers = (
+            _HEADERS if not correlation_id else {**_HEADERS, CORRELATION_HEADER: correlation_id}
+        )
+        body = self._post(path, _PROVENANCE, input, headers)
+        return Evaluation(result=body["result"], provenance=body.get("provenance"))
+
+    def _post(self, path: str, query: str, input: Any, headers: dict[str, str]) -> dict[str, Any]:
         with self._lock:
             self._calls += 1
         try:
             response = self._pool.urlopen(
                 "POST",
-                self._prefix + path,
+                self._prefix + path + query,
                 body=orjson.dumps({"input": input}),
-                headers=_HEADERS,
+                headers=headers,
                 timeout=self._timeout,
                 retries=False,
                 pool_timeout=self.timeout,
@@ -218,7 +260,7 @@ class OpaClient:
             raise OpaMalformed(f"OPA answered non-JSON for data/{path}") from exc
         if not isinstance(body, dict) or "result" not in body:
             raise OpaUndefined(f"undefined result for data/{path}")
-        return body["result"]
+        return body
 
     def close(self) -> None:
         """Close pooled connections."""

@@ -23,6 +23,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.engine import ExceptionContext
 
 from app.config import Settings
+from app.http.correlation import current_correlation_id, note_policy_revision
 from app.http.ratelimit import RateLimiter
 from app.http.routes import Route
 from app.observability.calls import ObservedCalls
@@ -31,6 +32,7 @@ from app.observability.pools import observe_pool, waiting_pool_class
 from app.observability.tracing import Tracing
 from app.opa_client import OpaClient
 from app.policy import PolicyGateway
+from app.policy.gateway import RevisionObserver
 from app.policy.recorder import recording
 from app.usecases.admin import RunAdmin
 from app.usecases.authorization import Authorizer
@@ -146,6 +148,19 @@ def _engines(settings: Settings, metrics: Metrics | None) -> tuple[Engine, Engin
     return engine_for("write"), engine_for("read", isolation_level="AUTOCOMMIT")
 
 
+def _revision_observer(metrics: Metrics | None) -> RevisionObserver:
+    """Where the bundle revision of every OPA answer goes: the request's access log line
+    and, with metrics on, ``agent_authz_policy_revision_info``."""
+    if metrics is None:
+        return note_policy_revision
+
+    def observe(revision: str | None) -> None:
+        note_policy_revision(revision)
+        metrics.policy_revision(revision)
+
+    return observe
+
+
 def _relayed(routes: dict[str, Route], operation_id: str) -> RelayedOperation:
     route = routes[operation_id]
     return RelayedOperation(action=route.action, rate_class=route.rate_class)
@@ -256,6 +271,9 @@ def build_services(
         )
         if observed
         else None,
+        require_revision=settings.flag("policy.require_bundle_revision"),
+        on_revision=_revision_observer(metrics),
+        correlation_id=current_correlation_id,
     )
     limiter = RateLimiter(
         settings,

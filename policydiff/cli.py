@@ -1,8 +1,9 @@
 """``python -m app policy ...``: the reviewer's commands.
 
 * ``diff --base REV``: replay the corpus against the base revision's ``policies/`` and
-  the working tree's, report every decision that changes. Exit status 0 without
-  changes, 1 with changes, 2 when it could not run; with ``--expect FILE`` 0 when
+  the working tree's, report every decision that changes (``--base-bundle FILE``: the
+  base is a built bundle, what the sidecars run; ``policydiff.bundles``). Exit status 0
+  without changes, 1 with changes, 2 when it could not run; with ``--expect FILE`` 0 when
   exactly the listed groups changed, else 1; with ``--require-answers`` also 1 when
   the head policies leave a record unanswered.
 * ``generate``: write the generated corpus (seeded, deterministic).
@@ -46,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     base = diff.add_mutually_exclusive_group(required=True)
     base.add_argument("--base", metavar="REV", help="git revision whose policies/ is the base")
     base.add_argument("--base-dir", type=Path, metavar="DIR", help="a policies folder as the base")
+    base.add_argument(
+        "--base-bundle", type=Path, metavar="FILE", help="a built policy bundle as the base"
+    )
     diff.add_argument(
         "--head-dir",
         type=Path,
@@ -115,6 +119,11 @@ def _diff(args: argparse.Namespace) -> int:
         if args.base is not None:
             base = extract_revision(args.base, Path(scratch), repo=REPO_ROOT)
             base_label = f"{args.base} (git revision, policies/)"
+        elif args.base_bundle is not None:
+            from policydiff.bundles import extract_bundle
+
+            base, revision = extract_bundle(args.base_bundle, Path(scratch))
+            base_label = f"{args.base_bundle} (bundle, revision {revision or 'none'})"
         else:
             base = args.base_dir.resolve()
             base_label = str(base)

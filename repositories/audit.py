@@ -1,8 +1,10 @@
-"""Audit log of denials, aggregated per (actor, action, resource kind, reason) and window.
+"""Audit log of denials, aggregated per (actor, action, resource kind, reason, policy
+revision) and window.
 
 One ``INSERT ... ON CONFLICT DO UPDATE`` per denial: equal denials inside one window of
-``audit.deny_aggregate_window`` seconds share a row whose ``count`` grows. Rows hold
-ids and codes only, never content, handles or display names.
+``audit.deny_aggregate_window`` seconds share a row whose ``count`` grows. Each row
+names the revision of the policy bundle that denied (NULL when the sidecar served no
+bundle revision). Rows hold ids and codes only, never content, handles or display names.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ __all__ = ["AuditRepository", "SqlDenialAudit"]
 
 _RECORD = text(
     """
-    INSERT INTO audit_log (actor_id, action, resource_kind, reason, status,
+    INSERT INTO audit_log (actor_id, action, resource_kind, reason, status, policy_revision,
                            window_start, count, first_at, last_at)
     VALUES (CAST(:actor_id AS uuid), :action, :resource_kind, :reason, :status,
+            :policy_revision,
             to_timestamp(floor(extract(epoch FROM now()) / :window) * :window),
             1, now(), now())
-    ON CONFLICT (actor_id, action, resource_kind, reason, window_start)
+    ON CONFLICT (actor_id, action, resource_kind, reason, policy_revision, window_start)
     DO UPDATE SET count = audit_log.count + 1, last_at = now()
     """
 )
@@ -41,8 +44,9 @@ class AuditRepository:
         reason: str,
         status: int,
         window_seconds: int,
+        policy_revision: str | None = None,
     ) -> None:
-        """Count one denial in the row of its window (created on first use)."""
+        """Count one denial in the row of its window and revision (created on first use)."""
         self._conn.execute(
             _RECORD,
             {
@@ -51,6 +55,7 @@ class AuditRepository:
                 "resource_kind": resource_kind,
                 "reason": reason,
                 "status": status,
+                "policy_revision": policy_revision,
                 "window": window_seconds,
             },
         )
@@ -80,4 +85,5 @@ class SqlDenialAudit:
                 reason=decision.reason,
                 status=decision.status,
                 window_seconds=self._window,
+                policy_revision=decision.revision,
             )

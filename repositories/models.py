@@ -16,7 +16,8 @@ Conventions, chosen so that the schema protects itself even against a buggy writ
   the migrations can refer to them and errors can be mapped back to a cause.
 
 The migrations ``repositories/migrations/versions/`` create exactly this schema (0001
-the initial tables, 0003 the privacy columns and tables); change both together.
+the initial tables, 0003 the privacy columns and tables, 0004 the policy revision of
+audit rows); change both together.
 """
 
 from __future__ import annotations
@@ -664,12 +665,16 @@ class SessionBinding(Base):
 
 
 class AuditLog(Base):
-    """Aggregated denials: one row per (actor, action, resource kind, reason, window).
+    """Aggregated denials: one row per (actor, action, resource kind, reason, policy
+    revision, window).
 
     The unique key treats NULLs as equal (``NULLS NOT DISTINCT``, PostgreSQL 15) so an
     anonymous actor aggregates too and recording is one ``INSERT ... ON CONFLICT DO
     UPDATE``. ``actor_id`` has no foreign key: audit rows outlive principals. Rows never
-    hold message content, handles or display names.
+    hold message content, handles or display names. ``policy_revision`` is the revision
+    of the signed policy bundle that denied (OPA's provenance); NULL when the sidecar
+    served no bundle revision, and for rows written before it was recorded. Denials of
+    two revisions never share a row, so a row always names the policy that decided.
     """
 
     __tablename__ = "audit_log"
@@ -679,11 +684,16 @@ class AuditLog(Base):
             "action",
             "resource_kind",
             "reason",
+            "policy_revision",
             "window_start",
             name="uq_audit_log_aggregate",
             postgresql_nulls_not_distinct=True,
         ),
         CheckConstraint("count >= 1", name="count_positive"),
+        CheckConstraint(
+            "policy_revision IS NULL OR char_length(policy_revision) BETWEEN 1 AND 128",
+            name="policy_revision_valid",
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
@@ -692,6 +702,7 @@ class AuditLog(Base):
     resource_kind: Mapped[str]
     reason: Mapped[str]
     status: Mapped[int]
+    policy_revision: Mapped[str | None]
     window_start: Mapped[datetime]
     count: Mapped[int] = mapped_column(server_default=text("1"))
     first_at: Mapped[datetime] = mapped_column(server_default=func.now())

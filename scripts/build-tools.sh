@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Build the pinned policy tools (OPA and Regal) into the repository's .bin/, and put
-# promtool (Prometheus' rule and config checker, for `make observability-check`) there
-# from Debian's prometheus package. A tool is rebuilt only when its binary is missing
-# or reports another version. Works from any directory.
+# Build the pinned policy tools (OPA and Regal) and the manifest tools (kubeconform and
+# kustomize, for `make manifests-check`) into the repository's .bin/, and put promtool
+# (Prometheus' rule and config checker, for `make observability-check`) there from
+# Debian's prometheus package. A tool is rebuilt only when its binary is missing or
+# reports another version. Works from any directory.
 set -euo pipefail
 
 OPA_VERSION="1.22.3"
 REGAL_VERSION="0.42.0"
+KUBECONFORM_VERSION="0.8.0"
+KUSTOMIZE_VERSION="5.8.1"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -54,6 +57,27 @@ build_regal() {
 	)
 }
 
+# The version of the main module a Go binary was built from (`go version -m`), or
+# nothing. kubeconform reports "development" itself when built with `go install`.
+module_version() {
+	local binary="$1"
+	if [[ -x "$binary" ]]; then
+		{ go version -m "$binary" 2>/dev/null || true; } | awk '$1 == "mod" { sub(/^v/, "", $3); print $3; exit }'
+	fi
+}
+
+# go install MODULE/PACKAGE@vVERSION into .bin/NAME unless that version is there.
+build_go_tool() {
+	local name="$1" package="$2" version="$3" have
+	have="$(module_version "$BIN/$name")"
+	if [[ "$have" == "$version" ]]; then
+		echo "$name $version already in .bin/$name"
+		return
+	fi
+	echo "building $name $version into .bin/$name (found: ${have:-none})"
+	GOBIN="$BIN" go install "${package}@v${version}"
+}
+
 # promtool from Debian's prometheus package (whatever version the archive serves; the
 # rules use nothing newer than Prometheus 2.x). Only the one binary is extracted: the
 # package is downloaded, not installed, so no Prometheus server is set up.
@@ -83,6 +107,8 @@ fetch_promtool() {
 
 build_opa
 build_regal
+build_go_tool kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION"
+build_go_tool kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
 fetch_promtool
 
-echo "opa $(installed_version "$BIN/opa"), regal $(installed_version "$BIN/regal"), $("$BIN/promtool" --version 2>&1 | head -n 1) in .bin/"
+echo "opa $(installed_version "$BIN/opa"), regal $(installed_version "$BIN/regal"), kubeconform $(module_version "$BIN/kubeconform"), kustomize $(module_version "$BIN/kustomize"), $("$BIN/promtool" --version 2>&1 | head -n 1) in .bin/"

@@ -5,8 +5,16 @@
 #    on first use) on 127.0.0.1:$PGPORT_LOCAL (default 54329); the database
 #    agent_authz is dropped and created again on every start, so the demo world is
 #    fresh each run.
-# 2. OPA: unless OPA_URL is set, .bin/opa serving policies/ (with --watch, *_test.rego
-#    ignored) on 127.0.0.1:$OPA_PORT (default 8181), decision logs to .data/opa.log.
+# 2. OPA: unless OPA_URL is set, .bin/opa on 127.0.0.1:$OPA_PORT (default 8181),
+#    decision logs to .data/opa.log. By default it serves the working tree's policies/
+#    (with --watch, *_test.rego ignored; deploy/opa/config.working-tree.yaml). With
+#    POLICY_BUNDLE=path (a bundle `make bundle` built) it runs the production path
+#    instead: scripts/bundle_service.py serves that file on 127.0.0.1:$BUNDLE_SERVICE_PORT
+#    (default 8182), OPA pulls it with deploy/opa/config.yaml and verifies it with the
+#    public key BUNDLE_VERIFICATION_KEY under the key id BUNDLE_KEY_ID (default: the
+#    development key pair of `make bundle`, agent-authz-dev), and the app decides only
+#    with a signed bundle (POLICY_REQUIRE_BUNDLE_REVISION=true). Rebuilding the bundle
+#    at that path activates the new revision within the polling interval.
 # 3. Redis for the rate limits: unless RATE_LIMIT_STORAGE is set, a local redis-server
 #    (Debian's package, scripts/install-redis.sh) on 127.0.0.1:$REDIS_PORT (default: the
 #    first free port from 63790), data and log under .data/redis, no persistence; the
@@ -31,6 +39,7 @@ PORT="${PORT:-8080}"
 HOST="${HOST:-127.0.0.1}"
 PGPORT_LOCAL="${PGPORT_LOCAL:-54329}"
 OPA_PORT="${OPA_PORT:-8181}"
+BUNDLE_SERVICE_PORT="${BUNDLE_SERVICE_PORT:-8182}"
 METRICS_PORT="${METRICS_PORT:-9464}"
 WORLD="${WORLD:-examples/demo-world.yaml}"
 DB_NAME="agent_authz"
@@ -42,6 +51,27 @@ if [[ "$WORLD" != /* ]]; then
 		WORLD="$START_DIR/$WORLD"
 	else
 		WORLD="$ROOT/$WORLD"
+	fi
+fi
+# POLICY_BUNDLE and BUNDLE_VERIFICATION_KEY likewise.
+absolute() {
+	if [[ "$1" == /* ]]; then
+		printf '%s\n' "$1"
+	elif [[ -e "$START_DIR/$1" ]]; then
+		printf '%s\n' "$START_DIR/$1"
+	else
+		printf '%s\n' "$ROOT/$1"
+	fi
+}
+POLICY_BUNDLE="${POLICY_BUNDLE:-}"
+if [[ -n "$POLICY_BUNDLE" ]]; then
+	POLICY_BUNDLE="$(absolute "$POLICY_BUNDLE")"
+	if [[ -n "${BUNDLE_VERIFICATION_KEY:-}" ]]; then
+		BUNDLE_VERIFICATION_KEY="$(absolute "$BUNDLE_VERIFICATION_KEY")"
+		BUNDLE_KEY_ID="${BUNDLE_KEY_ID:-agent-authz-1}"
+	else
+		BUNDLE_VERIFICATION_KEY="$ROOT/.data/bundle-keys/dev-verification.pem"
+		BUNDLE_KEY_ID="${BUNDLE_KEY_ID:-agent-authz-dev}"
 	fi
 fi
 cd "$ROOT"
@@ -64,6 +94,12 @@ die() {
 
 [[ -x "$PYTHON" ]] || die ".venv missing: run make venv (or make run)"
 [[ -f "$WORLD" ]] || die "world file not found: $WORLD"
+if [[ -n "$POLICY_BUNDLE" ]]; then
+	[[ -z "${OPA_URL:-}" ]] || die "set POLICY_BUNDLE or OPA_URL, not both (POLICY_BUNDLE starts an OPA of its own)"
+	[[ -f "$POLICY_BUNDLE" ]] || die "POLICY_BUNDLE=$POLICY_BUNDLE: no such file (build one with make bundle)"
+	[[ -f "$BUNDLE_VERIFICATION_KEY" ]] ||
+		die "no verification key at $BUNDLE_VERIFICATION_KEY (set BUNDLE_VERIFICATION_KEY to the public key the bundle was signed for)"
+fi
 
 # True when something accepts TCP connections on 127.0.0.1:$1.
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -83,6 +119,7 @@ fi
 SERVE_PID=""
 OPA_PID=""
 REDIS_PID=""
+BUNDLE_SERVICE_PID=""
 PG_STARTED=0
 PG_CTL=()
 PGDATA_DIR=""
@@ -104,6 +141,9 @@ cleanup() {
 		say "stopping Redis (pid $REDIS_PID)"
 		kill -TERM "$REDIS_PID" 2>/dev/null || true
 		wait "$REDIS_PID" 2>/dev/null || true
+	if [[ -n "$BUNDLE_SERVICE_PID" ]] && kill -0 "$BUNDLE_SERVICE_PID" 2>/dev/null; then
+		kill -TERM "$BUNDLE_SERVICE_PID" 2>/dev/null || true
+		wait "$BUNDLE_SERVICE_PID" 2>/dev/null || true
 	fi
 	if [[ "$PG_STARTED" == 1 ]]; then
 		say "stopping PostgreSQL ($PGDATA_DIR)"
@@ -213,24 +253,61 @@ else
 	if port_busy "$OPA_PORT"; then
 		die "port $OPA_PORT is in use: set OPA_PORT to a free port, or OPA_URL to use a running OPA"
 	fi
-	say "OPA: starting on 127.0.0.1:$OPA_PORT with policies/ (decision logs: .data/opa.log)"
 	# Emptied at each start, then written in append mode so that logrotate's
 	# copytruncate can rotate it while OPA runs (docs/reliability.md).
 	: >"$DATA/opa.log"
-	"$OPA_BIN" run --server --addr "127.0.0.1:$OPA_PORT" \
-		--config-file deploy/opa/config.yaml --ignore '*_test.rego' --watch policies \
-		>>"$DATA/opa.log" 2>&1 &
-	OPA_PID=$!
 	OPA_URL="http://127.0.0.1:$OPA_PORT"
-	for _ in $(seq 1 300); do
+	if [[ -z "$POLICY_BUNDLE" ]]; then
+		say "OPA: starting on 127.0.0.1:$OPA_PORT with the working tree's policies/ (decision logs: .data/opa.log)"
+		"$OPA_BIN" run --server --addr "127.0.0.1:$OPA_PORT" \
+			--config-file deploy/opa/config.working-tree.yaml --ignore '*_test.rego' --watch policies \
+			>>"$DATA/opa.log" 2>&1 &
+		OPA_PID=$!
+		ready_path="/health"
+	else
+		if port_busy "$BUNDLE_SERVICE_PORT"; then
+			die "port $BUNDLE_SERVICE_PORT is in use: set BUNDLE_SERVICE_PORT to a free port"
+		fi
+		say "bundle service: serving $POLICY_BUNDLE on 127.0.0.1:$BUNDLE_SERVICE_PORT (log: .data/bundle-service.log)"
+		"$PYTHON" scripts/bundle_service.py --port "$BUNDLE_SERVICE_PORT" \
+			"bundles/agent-authz.tar.gz=$POLICY_BUNDLE" >"$DATA/bundle-service.log" 2>&1 &
+		BUNDLE_SERVICE_PID=$!
+		for _ in $(seq 1 100); do
+			port_busy "$BUNDLE_SERVICE_PORT" && break
+			kill -0 "$BUNDLE_SERVICE_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		port_busy "$BUNDLE_SERVICE_PORT" || die "the bundle service did not start (see .data/bundle-service.log)"
+		say "OPA: starting on 127.0.0.1:$OPA_PORT, pulling the signed bundle (key id $BUNDLE_KEY_ID; decision logs: .data/opa.log)"
+		BUNDLE_SERVICE_URL="http://127.0.0.1:$BUNDLE_SERVICE_PORT" \
+			"$OPA_BIN" run --server --addr "127.0.0.1:$OPA_PORT" --config-file deploy/opa/config.yaml \
+			--set-file "keys.$BUNDLE_KEY_ID.key=$BUNDLE_VERIFICATION_KEY" \
+			>>"$DATA/opa.log" 2>&1 &
+		OPA_PID=$!
+		# Ready only once the bundle is verified and active, as the pod's readiness.
+		ready_path="/health?bundles"
+		export POLICY_REQUIRE_BUNDLE_REVISION=true
+	fi
+	for _ in $(seq 1 600); do
 		kill -0 "$OPA_PID" 2>/dev/null || {
 			tail -n 20 "$DATA/opa.log" >&2
 			die "OPA exited during start-up"
 		}
-		http_ok "$OPA_URL/health" && break
+		http_ok "$OPA_URL$ready_path" && break
+		# The bundle service is up, so a failed load is the bundle's fault (signature,
+		# key id, not a bundle): say so now instead of waiting for the next poll.
+		if [[ -n "$POLICY_BUNDLE" ]] && grep -q 'Bundle load failed\|Bundle activation failed' "$DATA/opa.log"; then
+			break
+		fi
 		sleep 0.1
 	done
-	http_ok "$OPA_URL/health" || die "OPA did not become healthy (see .data/opa.log)"
+	if ! http_ok "$OPA_URL$ready_path"; then
+		if [[ -n "$POLICY_BUNDLE" ]]; then
+			grep -E 'Bundle load failed|Bundle activation failed' "$DATA/opa.log" | tail -n 1 >&2 || true
+			die "OPA did not activate the bundle (not signed for key id $BUNDLE_KEY_ID with $BUNDLE_VERIFICATION_KEY? see .data/opa.log)"
+		fi
+		die "OPA did not become healthy (see .data/opa.log)"
+	fi
 fi
 export OPA_URL
 
@@ -395,6 +472,14 @@ cat <<EOF
     $demo_curl
 
 EOF
+if [[ -n "$POLICY_BUNDLE" ]]; then
+	revision="$("$PYTHON" -c 'import json, sys, urllib.request
+print(json.load(urllib.request.urlopen(sys.argv[1], timeout=5)).get("policy_revision", "?"))' "$BASE_URL/readyz" 2>/dev/null || echo "?")"
+	note "policies: the signed bundle $POLICY_BUNDLE, revision $revision"
+	note "          (make bundle rewrites it; OPA activates the new revision within 20 seconds)"
+elif [[ -n "$OPA_PID" ]]; then
+	note "policies: the working tree's policies/ (an edit takes effect at once)"
+fi
 if [[ "$METRICS_PORT" != 0 ]]; then
 	note "metrics: curl -s http://127.0.0.1:$METRICS_PORT/metrics   (docs/operations.md)"
 fi

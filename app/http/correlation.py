@@ -4,7 +4,10 @@ Problem body and log line of that request.
 An incoming ``X-Correlation-Id`` is kept when it is a short token of safe characters
 (so a caller can follow its own id through our logs); anything else is replaced.
 The id lives in a context variable, which Starlette copies into the thread that runs
-a sync handler, so logs and Problem bodies of that request carry it.
+a sync handler, so logs and Problem bodies of that request carry it. The policy gateway
+sends it to OPA with every call, and notes the revision of the policy bundle that
+answered (:func:`note_policy_revision`), so the access log line of a request and the
+sidecar's decision-log entries of it name each other and the same revision.
 
 An optional request observer (:class:`RequestObserver`; the metrics and the request
 span, ``app/observability/requests.py``) is told when each request starts, when its
@@ -31,6 +34,7 @@ __all__ = [
     "RequestWatch",
     "current_correlation_id",
     "note_operation",
+    "note_policy_revision",
 ]
 
 HEADER = "X-Correlation-Id"
@@ -49,6 +53,22 @@ def note_operation(operation_id: str) -> None:
     info = _info.get(None)
     if info is not None:
         info["operation_id"] = operation_id
+
+
+def note_policy_revision(revision: str | None) -> None:
+    """Note the bundle revision of an OPA answer for the access log line of this request.
+
+    A request whose answers came from two revisions (a bundle activated between its
+    OPA calls) logs both, in order, comma-separated.
+    """
+    info = _info.get(None)
+    if info is None or revision is None:
+        return
+    noted = info.get("policy_revision")
+    if noted is None:
+        info["policy_revision"] = revision
+    elif noted.rsplit(",", 1)[-1] != revision:
+        info["policy_revision"] = f"{noted},{revision}"
 
 
 def current_correlation_id() -> str:
@@ -120,14 +140,14 @@ class CorrelationMiddleware:
                 watch.finished(operation_id, status, seconds)
             # The operation, not the path: a client can put any text into a path, and
             # logs carry no request values (no path, query, header or body).
-            access_log.info(
-                "request",
-                extra={
-                    "method": scope.get("method", ""),
-                    "operation_id": operation_id,
-                    "status": status,
-                    "duration_ms": round(seconds * 1000, 2),
-                },
-            )
+            extra: dict[str, object] = {
+                "method": scope.get("method", ""),
+                "operation_id": operation_id,
+                "status": status,
+                "duration_ms": round(seconds * 1000, 2),
+            }
+            if "policy_revision" in info:
+                extra["policy_revision"] = info["policy_revision"]
+            access_log.info("request", extra=extra)
             _current.reset(token)
             _info.reset(info_token)

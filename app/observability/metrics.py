@@ -31,12 +31,16 @@ Metrics, their labels, and what counts them:
   storage call that failed (the request was served unlimited, or 503 fail closed).
 * ``agent_authz_db_pool_connections_in_use`` and ``agent_authz_db_pool_waiting``
   (gauges; pool): the connection pools (:mod:`app.observability.pools`).
+* ``agent_authz_policy_revision_info`` (gauge; revision): the policy gateway, per OPA
+  answer: 1 for the revision of the policy bundle this process decides with now.
 
 ``docs/operations.md`` explains each one for operators.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -56,6 +60,7 @@ __all__ = [
     "FAILURE_KINDS",
     "FAIL_CLOSED_SOURCES",
     "FILTER_MODE_ACTIONS",
+    "NO_REVISION",
     "OTHER",
     "POOLS",
     "UNMATCHED",
@@ -86,6 +91,13 @@ POOLS = ("write", "read")
 # mode of the run context reads. With the operations' actions they are exactly the
 # policies' action set (data.authz.actions; a test pins that).
 FILTER_MODE_ACTIONS = frozenset({"message.read"})
+
+# The revision label when the sidecar answers without a bundle revision (it serves a
+# policy folder: make run's working tree, the tests).
+NO_REVISION = "none"
+# prometheus_client's multiprocess mode (app/observability/exposition.py) keeps every
+# series a worker wrote; it cannot remove one.
+_MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 # Request latency: a context read takes a few milliseconds, a slow one a second.
 REQUEST_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -240,6 +252,19 @@ class Metrics:
             multiprocess_mode="livesum",
         )
         self.pools = {pool: PoolGauges(in_use.labels(pool), waiting.labels(pool)) for pool in POOLS}
+        # livemax: with several workers, 1 for every revision some live worker decides
+        # with now (two during a switch), 0 for one they all left behind.
+        self._revision = Gauge(
+            f"{NAMESPACE}_policy_revision_info",
+            "1 for the revision of the signed policy bundle this replica decides with now "
+            "(OPA's provenance of its answers); 'none' when the sidecar serves no bundle "
+            "revision. Replicas that disagree show as several revisions.",
+            ("revision",),
+            registry=r,
+            multiprocess_mode="livemax",
+        )
+        self._revision_lock = threading.Lock()
+        self._active_revision: str | None = None
         # Series that alerts and dashboards compare against exist from the start at 0,
         # so rate() and absent-series rules work before the first failure.
         for source in FAIL_CLOSED_SOURCES:
@@ -291,6 +316,27 @@ class Metrics:
     def fail_closed(self, source: str) -> None:
         """Count one 503 answer; ``source`` is one of :data:`FAIL_CLOSED_SOURCES`."""
         self._fail_closed.labels(_closed(source, FAIL_CLOSED_SOURCES)).inc()
+
+    def policy_revision(self, revision: str | None) -> None:
+        """Note the bundle revision of an OPA answer (``None``: it named none).
+
+        Cheap when nothing changed (every OPA answer calls it). On a change the new
+        revision's series goes to 1 and the previous one is removed (set to 0 in
+        multiprocess mode, which cannot remove a series).
+        """
+        label = revision if revision is not None else NO_REVISION
+        if label == self._active_revision:
+            return
+        with self._revision_lock:
+            previous = self._active_revision
+            if label == previous:
+                return
+            self._active_revision = label
+            self._revision.labels(label).set(1)
+            if previous is not None:
+                self._revision.labels(previous).set(0)
+                if not os.environ.get(_MULTIPROCESS_ENV):
+                    self._revision.remove(previous)
 
     def rate_limited(self, rate_class: str) -> None:
         """Count one rate-limit rejection in ``rate_class``."""

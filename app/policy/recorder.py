@@ -3,7 +3,7 @@
 When the configuration key ``policy.corpus_file`` names a file, the composition root
 wraps the OPA transport in a :class:`RecordingTransport`, so every call of
 :meth:`PolicyGateway._ask <app.policy.gateway.PolicyGateway>` (the only caller of
-``Transport.query``) appends one JSON line ``{"entrypoint", "input"}`` before the
+``Transport.evaluate``) appends one JSON line ``{"entrypoint", "input"}`` before the
 input is sent. The policy impact diff (``python -m app policy diff``, package
 ``policydiff``) replays these records against two policy revisions. Off by default
 and never set in the deployment files: it is for test and staging runs.
@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from app.opa_client import Evaluation
 from app.policy.gateway import Transport
 
 __all__ = ["MASKED_INPUT_POINTERS", "CorpusRecorder", "RecordingTransport", "recording"]
@@ -105,7 +106,7 @@ class RecordingTransport:
         """Round trips made so far by the wrapped transport."""
         return self._transport.calls
 
-    def query(self, path: str, input: Any) -> Any:
+    def evaluate(self, path: str, input: Any, *, correlation_id: str = "") -> Evaluation:
         """Record ``input`` for ``path``, then evaluate it with the wrapped transport.
 
         Raises:
@@ -113,7 +114,7 @@ class RecordingTransport:
             OpaUnavailable: as the wrapped transport.
         """
         self.recorder.record(path, input)
-        return self._transport.query(path, input)
+        return self._transport.evaluate(path, input, correlation_id=correlation_id)
 
 
 def recording(transport: Transport, corpus_file: str) -> Transport:

@@ -9,6 +9,7 @@ request then fails closed (503); it never continues with a guessed or weaker ans
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,6 +30,7 @@ from app.policy.inputs import (
 __all__ = [
     "INTENT_REASONS",
     "REASONS",
+    "REVISION_PATTERN",
     "AttemptRefused",
     "AuthorClass",
     "Ceiling",
@@ -49,6 +51,7 @@ __all__ = [
     "parse_decision",
     "parse_privacy_attempt",
     "parse_privacy_write",
+    "parse_revision",
     "parse_run_context",
     "parse_session_context",
     "parse_trigger_holders",
@@ -93,6 +96,12 @@ class Trust(StrEnum):
     SYSTEM = "system"
 
 
+# What a bundle revision may look like: it goes into audit rows, log lines, a metric
+# label and answers, so it is bounded and plain (``make bundle`` writes a git commit id,
+# plus ``-dirty``).
+REVISION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+/-]{0,127}\Z")
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """OPA's answer to ``data.authz.decision``.
@@ -101,15 +110,53 @@ class Decision:
         allow: Whether the action is allowed.
         reason: Machine-readable reason from the closed list :data:`REASONS`.
         status: 200 for an allow, 403 (visible, not allowed) or 404 (invisible).
+        revision: The revision of the policy bundle that decided (OPA's provenance);
+            ``None`` when the sidecar serves policies that are not a bundle with a
+            revision (``make run``'s working tree, the tests).
     """
 
     allow: bool
     reason: str
     status: int
+    revision: str | None = None
 
 
-def parse_decision(result: Any) -> Decision:
+def parse_revision(provenance: Any) -> str | None:
+    """The revision of the policy bundle that answered, from OPA's ``provenance``.
+
+    ``None`` when OPA names no bundle revision (no provenance, no bundle, or a bundle
+    built without one). The sidecar serves one bundle (``deploy/opa/config.yaml``);
+    the legacy single-bundle form (a top-level ``revision``) is read too.
+
+    Raises:
+        OpaMalformed: provenance of the wrong shape, several bundles, or a revision that
+            is not a short plain token (:data:`REVISION_PATTERN`).
+    """
+    if provenance is None:
+        return None
+    if not isinstance(provenance, dict):
+        raise OpaMalformed("provenance is not an object")
+    bundles = provenance.get("bundles") or {}
+    if not isinstance(bundles, dict) or len(bundles) > 1:
+        raise OpaMalformed("provenance does not name one policy bundle")
+    if bundles:
+        (bundle,) = bundles.values()
+        if not isinstance(bundle, dict):
+            raise OpaMalformed("provenance bundle is not an object")
+        revision = bundle.get("revision")
+    else:
+        revision = provenance.get("revision")
+    if revision is None or revision == "":
+        return None
+    if not isinstance(revision, str) or not REVISION_PATTERN.match(revision):
+        raise OpaMalformed("provenance names an unreadable bundle revision")
+    return revision
+
+
+def parse_decision(result: Any, revision: str | None = None) -> Decision:
     """Read a decision object; anything malformed fails closed.
+
+    ``revision`` is the bundle revision that answered (:func:`parse_revision`).
 
     Raises:
         OpaMalformed: not ``{"allow": bool, "reason": <known>, "status": int}``, or an
@@ -124,7 +171,7 @@ def parse_decision(result: Any) -> Decision:
         raise OpaMalformed("decision has an unknown reason")
     if (allow and status != 200) or (not allow and status not in (403, 404)):
         raise OpaMalformed("decision status does not fit allow")
-    return Decision(allow=allow, reason=str(reason), status=status)
+    return Decision(allow=allow, reason=str(reason), status=status, revision=revision)
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,9 +526,12 @@ def _go(result: dict[str, Any], run: PrivacyRunFacts) -> CeilingsGo:
 
 
 def parse_privacy_attempt(
-    result: Any, sent: PrivacyAttemptInput
+    result: Any, sent: PrivacyAttemptInput, revision: str | None = None
 ) -> CeilingsGo | PolicyUnreadable | AttemptRefused:
     """Read ``data.privacy.attempt``, checked against the run facts sent.
+
+    ``revision`` is the bundle revision that answered; a refusal carries it in its
+    decision (the refusal is audited).
 
     Raises:
         OpaMalformed: an unknown outcome; a refusal that is not a deny decision; a go
@@ -495,7 +545,7 @@ def parse_privacy_attempt(
     if outcome == "unreadable" and set(result) == {"outcome"}:
         return PolicyUnreadable()
     if outcome == "refused" and set(result) == {"outcome", "decision"}:
-        decision = parse_decision(result["decision"])
+        decision = parse_decision(result["decision"], revision)
         if decision.allow:
             raise OpaMalformed("privacy refusal allows")
         return AttemptRefused(decision)

@@ -3,8 +3,9 @@
 * :class:`QueryTriggerHolders`: which of a list of principals hold trigger on a
   channel now; the same Rego rule the run context's trust markers use.
 * :class:`ExplainDecision`: the decision OPA takes for a given actor, action and
-  resource, with the exact input sent, so a reviewer can see why without logs. The
-  explained decision is hypothetical: it is not audited and changes nothing. Its
+  resource, with the exact input sent and the revision of the policy bundle that
+  decided, so a reviewer can see why without logs. The explained decision is
+  hypothetical: it is not audited and changes nothing. Its
   resource and facts are gathered by the same builders and statements the real use
   cases use, so the explanation describes the real decision.
 """
@@ -84,7 +85,9 @@ class ExplainDecision:
         self._policy = policy
 
     def __call__(self, actor: Actor, action: str, body: dict[str, Any]) -> dict[str, Any]:
-        """OPA's decision for ``body``'s actor, action and resource, with its input.
+        """OPA's decision for ``body``'s actor, action and resource, with its input and
+        ``policy_revision``, the bundle revision that decided (absent when the sidecar
+        serves no bundle revision).
 
         The input holds ids, kinds, states and levels only, never content or names.
 
@@ -118,7 +121,7 @@ class ExplainDecision:
             "facts": facts,
         }
         decision = self._policy.decide(explained)
-        return {
+        answer: dict[str, Any] = {
             "decision": {
                 "allow": decision.allow,
                 "reason": decision.reason,
@@ -126,6 +129,9 @@ class ExplainDecision:
             },
             "input": explained,
         }
+        if decision.revision is not None:
+            answer["policy_revision"] = decision.revision
+        return answer
 
 
 def _gather(

@@ -210,9 +210,18 @@ def test_the_only_null_is_grafanas_base_threshold() -> None:
     assert re.search(r'"color": "green",\s+"value": null', text)
 
 
+# The OPA sidecar's own metrics (its status plugin, deploy/opa/config.yaml) that rules
+# may name, and the recording rules of alerts.yml.
+OPA_STATUS_METRICS = frozenset({"bundle_failed_load_counter"})
+
+
+def _rules() -> list[dict[str, Any]]:
+    loaded = yaml.safe_load(ALERTS.read_text(encoding="utf-8"))
+    return [rule for group in loaded["groups"] for rule in group["rules"]]
+
+
 def test_alert_rules_watch_fail_closed_spikes_and_opa_on_exported_metrics() -> None:
-    rules = yaml.safe_load(ALERTS.read_text(encoding="utf-8"))
-    alerts = {rule["alert"]: rule for group in rules["groups"] for rule in group["rules"]}
+    alerts = {rule["alert"]: rule for rule in _rules() if "alert" in rule}
     exported = _metric_names()
 
     assert {"AgentAuthzFailClosedSpike", "AgentAuthzOpaUnavailable"} <= set(alerts)
@@ -227,8 +236,27 @@ def test_alert_rules_watch_fail_closed_spikes_and_opa_on_exported_metrics() -> N
     assert "agent_authz_opa_round_trip_failures_total" in alerts["AgentAuthzOpaUnavailable"]["expr"]
 
 
+def test_bundle_rejections_and_diverging_revisions_alert() -> None:
+    rules = _rules()
+    recorded = {rule["record"]: rule for rule in rules if "record" in rule}
+    alerts = {rule["alert"]: rule for rule in rules if "alert" in rule}
+
+    failed = "agent_authz:opa_bundle_failed_loads:sum"
+    assert set(re.findall(r"\b[a-z_]+_counter\b", recorded[failed]["expr"])) <= OPA_STATUS_METRICS
+    assert failed in alerts["AgentAuthzPolicyBundleRejected"]["expr"]
+    assert "agent_authz_policy_revision_info" in alerts["AgentAuthzPolicyRevisionsDiverge"]["expr"]
+
+
 def test_the_sidecars_configuration_is_the_same_everywhere() -> None:
     deploy = yaml.safe_load((REPO_ROOT / "deploy" / "opa" / "config.yaml").read_text())
     configmap = yaml.safe_load((REPO_ROOT / "deploy" / "k8s" / "opa-config.yaml").read_text())
+    working_tree = yaml.safe_load(
+        (REPO_ROOT / "deploy" / "opa" / "config.working-tree.yaml").read_text()
+    )
 
     assert yaml.safe_load(configmap["data"]["config.yaml"]) == deploy
+    # make run and the tests serve policies/ with the same settings, less the bundle.
+    assert working_tree == {
+        key: value for key, value in deploy.items() if key not in {"services", "bundles"}
+    }
+    assert deploy["decision_logs"]["request_context"] == {"http": {"headers": ["X-Correlation-Id"]}}

@@ -38,9 +38,9 @@ def test_a_read_is_recorded_as_its_statements_and_opa_calls_in_order(
     assert [(s.kind, s.target.split("(")[0]) for s in recording.steps] == [
         ("sql", "EXECUTE token_holder"),
         ("sql", "EXECUTE run_context_load"),
-        ("opa", "/v1/data/authz/decision"),
+        ("opa", "/v1/data/authz/decision?provenance=true"),
         ("sql", "EXECUTE run_context_candidates"),
-        ("opa", "/v1/data/runcontext/evaluate"),
+        ("opa", "/v1/data/runcontext/evaluate?provenance=true"),
     ]
     prepared = sorted(p.split(" ")[1] for p in recording.prepares)
     assert prepared == ["run_context_candidates", "run_context_load", "token_holder"]

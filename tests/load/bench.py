@@ -31,7 +31,9 @@ Ctrl-C. What it does, in order:
 5. Prints the tables and writes ``docs/benchmarks.md``.
 
 A separate part, ``tests/load/overhead.py`` (issue 12), then measures what metrics and
-tracing cost getRunContext and appends its section at the end of the report.
+tracing cost getRunContext and appends its section at the end of the report; another,
+``tests/load/provenance.py`` (issue 24), measures whether OPA's provenance or decision
+metadata names the policy revision of a decision more cheaply.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from repositories.migrate import upgrade
-from tests.load import floor, overhead, ratelimit
+from tests.load import floor, overhead, provenance, ratelimit
 from tests.load.interleave import interleaved_rounds
 from tests.support.services import (
     REPO_ROOT,
@@ -818,13 +820,14 @@ def measure_costs(
     """
     services = app.services
     captured: dict[str, dict[str, Any]] = {}
-    original_query = services.opa.query
+    original_evaluate = services.opa.evaluate
 
-    def recording_query(path: str, input: dict[str, Any]) -> Any:
+    # The policy gateway's one call into the client (it asks for provenance).
+    def recording_evaluate(path: str, input: dict[str, Any], *, correlation_id: str = "") -> Any:
         captured[path] = input
-        return original_query(path, input)
+        return original_evaluate(path, input, correlation_id=correlation_id)
 
-    services.opa.query = recording_query  # type: ignore[method-assign]
+    services.opa.evaluate = recording_evaluate  # type: ignore[method-assign]
     log_path = cluster.datadir / "server.log"
     costs: dict[int, Cost] = {}
     try:
@@ -878,7 +881,7 @@ def measure_costs(
                     },
                 )
     finally:
-        services.opa.query = original_query  # type: ignore[method-assign]
+        services.opa.evaluate = original_evaluate  # type: ignore[method-assign]
     opa_counts = {cost.opa_calls for cost in costs.values()}
     sql_counts = {cost.sql_statements for cost in costs.values()}
     if opa_counts != {2} or len(sql_counts) != 1:
@@ -1085,7 +1088,7 @@ def _parts(
     use_case = _find(raw, "app/usecases/run_context.py", "__call__")
     begin = _find(raw, "app/handlers/common.py", "begin")
     respond = _find(raw, "app/handlers/common.py", "json_response")
-    query = _find(raw, "app/opa_client.py", "query")
+    query = _find(raw, "app/opa_client.py", "evaluate")
     handler_s, use_case_s = raw[handler][3], raw[use_case][3]
     begin_s, respond_s, opa_s = raw[begin][3], raw[respond][3], raw[query][3]
     repositories = str(REPO_ROOT / "repositories") + os.sep
@@ -1103,7 +1106,7 @@ def _parts(
         ),
         ("  of which psycopg2 calls (PostgreSQL's work and the wait)", pg),
         ("  of which SQLAlchemy, pool, rows and typecasting in Python", sql_s - pg),
-        ("OPA: two calls (`OpaClient.query`)", opa_s),
+        ("OPA: two calls (`OpaClient.evaluate`)", opa_s),
         ("  of which socket send/receive (OPA's work and the wait)", opa_wait),
         ("  of which the client in Python (transport, HTTP parsing, orjson)", opa_s - opa_wait),
         (
@@ -1764,6 +1767,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--serve-flask", action="store_true", help=argparse.SUPPRESS)
     overhead.add_arguments(parser)
     ratelimit.add_arguments(parser)
+    provenance.add_arguments(parser)
     return parser
 
 
@@ -1917,6 +1921,15 @@ def main(argv: list[str] | None = None) -> int:
                 warmup=args.overhead_warmup,
                 blocks=args.overhead_blocks,
             )
+        # -- the policy revision of a decision (issue 24): tests/load/provenance.py -----
+        revision_result = None
+        if args.provenance_rounds > 0:
+            print(f"policy revision, {args.provenance_rounds} rounds ...", file=sys.stderr)
+            revision_result = provenance.measure_provenance(
+                inputs[DECISION_PATH],
+                rounds=args.provenance_rounds,
+                warmup=args.provenance_warmup,
+            )
         # ------------------------------------------------------------------------------
         # Rate limiter, memory against Redis (issue 25): tests/load/ratelimit.py.
         rate_limit_section = ratelimit.from_bench(args, database_url, runs[REFERENCE], AGENT_TOKEN)
@@ -1925,6 +1938,8 @@ def main(argv: list[str] | None = None) -> int:
     facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
     report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
     report += rate_limit_section
+    if revision_result is not None:
+        report += "\n" + provenance.provenance_section(revision_result)
     if overhead_result is not None:
         report += "\n" + overhead.overhead_section(overhead_result)
     print(report)

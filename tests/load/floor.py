@@ -29,6 +29,7 @@ import psycopg2
 from sqlalchemy import event
 
 from app.main import Application
+from app.opa_client import Evaluation
 
 __all__ = ["FloorRead", "Recording", "Step", "record_read"]
 
@@ -74,16 +75,18 @@ def record_read(
     ) -> None:
         steps.append(Step("sql", statement, parameters))
 
-    original_query = services.opa.query
+    original_evaluate = services.opa.evaluate
 
-    def recording_query(path: str, input: Any) -> Any:
-        steps.append(Step("opa", f"/v1/data/{path}", orjson.dumps({"input": input})))
-        return original_query(path, input)
+    def recording_evaluate(path: str, input: Any, *, correlation_id: str = "") -> Evaluation:
+        # The gateway asks for OPA's provenance (the policy revision) with every call.
+        target = f"/v1/data/{path}?provenance=true"
+        steps.append(Step("opa", target, orjson.dumps({"input": input})))
+        return original_evaluate(path, input, correlation_id=correlation_id)
 
     engines = (services.engine, services.read_engine)
     for engine in engines:
         event.listen(engine, "before_cursor_execute", on_statement)
-    services.opa.query = recording_query  # type: ignore[method-assign]
+    services.opa.evaluate = recording_evaluate  # type: ignore[method-assign]
     try:
         reads = []
         for _ in range(2):
@@ -93,7 +96,7 @@ def record_read(
                 raise RuntimeError(f"getRunContext answered {status} while recording")
             reads.append(list(steps))
     finally:
-        services.opa.query = original_query  # type: ignore[method-assign]
+        services.opa.evaluate = original_evaluate  # type: ignore[method-assign]
         for engine in engines:
             event.remove(engine, "before_cursor_execute", on_statement)
     first, second = reads

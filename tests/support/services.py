@@ -156,7 +156,12 @@ class PostgresCluster:
 
 @dataclass
 class OpaServer:
-    """The real OPA binary serving ``policies/`` with console decision logs to a file."""
+    """The real OPA binary serving ``policies/`` with console decision logs to a file.
+
+    It serves the folder as ``make run`` does, with ``deploy/opa/config.working-tree.yaml``
+    (the sidecar configuration without a bundle service), so its answers name no policy
+    revision. Signed bundles pulled from a bundle service: ``tests/support/bundles.py``.
+    """
 
     port: int = field(default_factory=free_port)
     policies: Path = REPO_ROOT / "policies"
@@ -175,25 +180,35 @@ class OpaServer:
         """Base URL of the server."""
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> OpaServer:
+    def server_command(self, config: str) -> list[str]:
+        """``opa run --server`` on this port with ``deploy/opa/<config>``, JSON logs."""
+        return [
+            str(self.binary),
+            "run",
+            "--server",
+            "--addr",
+            f"127.0.0.1:{self.port}",
+            "--config-file",
+            str(REPO_ROOT / "deploy" / "opa" / config),
+            "--log-format",
+            "json",
+        ]
+
+    def command(self) -> list[str]:
+        """The ``opa run`` command line (subclasses serve other sources)."""
+        # Serve the policies, not their unit tests.
+        return [
+            *self.server_command("config.working-tree.yaml"),
+            "--ignore",
+            "*_test.rego",
+            str(self.policies),
+        ]
+
+    def start(self) -> Self:
         """Start ``opa run --server`` and wait for /health."""
         log = self.log_path.open("ab")
         self._process = subprocess.Popen(
-            [
-                str(self.binary),
-                "run",
-                "--server",
-                "--addr",
-                f"127.0.0.1:{self.port}",
-                "--config-file",
-                str(REPO_ROOT / "deploy" / "opa" / "config.yaml"),
-                "--log-format",
-                "json",
-                # Serve the policies, not their unit tests.
-                "--ignore",
-                "*_test.rego",
-                str(self.policies),
-            ],
+            self.command(),
             stdout=log,
             stderr=subprocess.STDOUT,
             env={**os.environ, **self.env} if self.env else None,

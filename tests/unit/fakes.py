@@ -16,6 +16,7 @@ from typing import Any, Self
 
 from app.domain.representation import StoredMessage
 from app.domain.run_context import WindowPlan
+from app.opa_client import Evaluation
 from app.policy import Decision
 from app.policy.inputs import FactBundle
 from repositories.run_context import CandidateRows, LoadedRun
@@ -152,13 +153,17 @@ class FakeTransport:
     ``answers`` maps an entry point to its answer and ``default`` (when given) answers
     every other one. An answer is a function of the input, an exception to raise, or a
     constant to return. The input is recorded as sent (so a test can check that it is
-    the object it built) unless ``copy_inputs`` asks for a deep copy.
+    the object it built) unless ``copy_inputs`` asks for a deep copy. ``provenance`` is
+    what :meth:`evaluate` reports beside each answer (none by default, like OPA serving
+    a policy folder); ``correlation_ids`` records the id each call carried.
     """
 
     answers: dict[str, Any] = field(default_factory=dict)
     default: Any = _NO_DEFAULT
     copy_inputs: bool = False
     asked: list[tuple[str, Any]] = field(default_factory=list)
+    provenance: Any = None
+    correlation_ids: list[str] = field(default_factory=list)
 
     @property
     def calls(self) -> int:
@@ -175,3 +180,9 @@ class FakeTransport:
         if isinstance(answer, BaseException):
             raise answer
         return answer(input) if callable(answer) else answer
+
+    def evaluate(self, path: str, input: Any, *, correlation_id: str = "") -> Evaluation:
+        """The scripted answer of ``path`` with :attr:`provenance`."""
+        result = self.query(path, input)
+        self.correlation_ids.append(correlation_id)
+        return Evaluation(result=result, provenance=self.provenance)

@@ -65,8 +65,22 @@ def test_defaults_apply_without_file_or_environment() -> None:
             assert settings.integer(key.name) == key.default
         elif key.type is float:
             assert settings.number(key.name) == key.default
+        elif key.type is bool:
+            assert settings.flag(key.name) is key.default
         else:
             assert settings.text(key.name) == key.default
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("true", True), ("0", False), ("on", True)])
+def test_a_boolean_key_reads_the_usual_spellings(raw: str, expected: bool) -> None:
+    settings = load_settings(environ={"POLICY_REQUIRE_BUNDLE_REVISION": raw})
+
+    assert settings.flag("policy.require_bundle_revision") is expected
+
+
+def test_a_boolean_key_refuses_other_words() -> None:
+    with pytest.raises(ConfigError, match="POLICY_REQUIRE_BUNDLE_REVISION"):
+        load_settings(environ={"POLICY_REQUIRE_BUNDLE_REVISION": "maybe"})
 
 
 def test_the_environment_overrides_the_defaults() -> None:

@@ -11,6 +11,7 @@ from app.observability.metrics import (
     FAIL_CLOSED_SOURCES,
     FAILURE_KINDS,
     FILTER_MODE_ACTIONS,
+    NO_REVISION,
     OTHER,
     POOLS,
     UNMATCHED,
@@ -173,4 +174,43 @@ def test_every_metric_is_documented_for_operators(metrics: Metrics) -> None:
         "agent_authz_rate_limit_storage_failures_total",
         "agent_authz_db_pool_connections_in_use",
         "agent_authz_db_pool_waiting",
+        "agent_authz_policy_revision_info",
     }
+
+
+def _revisions(metrics: Metrics) -> dict[str, float]:
+    return {
+        sample.labels["revision"]: sample.value
+        for family in metrics.registry.collect()
+        if family.name == "agent_authz_policy_revision_info"
+        for sample in family.samples
+    }
+
+
+def test_the_revision_info_names_only_the_revision_decided_with_now(metrics: Metrics) -> None:
+    assert _revisions(metrics) == {}
+
+    metrics.policy_revision("4f1c2ab")
+    metrics.policy_revision("4f1c2ab")
+    assert _revisions(metrics) == {"4f1c2ab": 1}
+
+    metrics.policy_revision("9e0d7c1-dirty")
+    assert _revisions(metrics) == {"9e0d7c1-dirty": 1}
+
+
+def test_answers_without_a_bundle_revision_count_as_none(metrics: Metrics) -> None:
+    metrics.policy_revision(None)
+    assert _revisions(metrics) == {NO_REVISION: 1}
+
+    metrics.policy_revision("4f1c2ab")
+    assert _revisions(metrics) == {"4f1c2ab": 1}
+
+
+def test_in_multiprocess_mode_a_left_revision_stays_at_zero(
+    metrics: Metrics, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "/nonexistent")  # only read for removal
+    metrics.policy_revision("4f1c2ab")
+    metrics.policy_revision("9e0d7c1")
+
+    assert _revisions(metrics) == {"4f1c2ab": 0, "9e0d7c1": 1}

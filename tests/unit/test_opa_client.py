@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 import urllib3
 
-from app.opa_client import OpaClient, OpaError, OpaMalformed, OpaUnavailable, OpaUndefined
+from app.opa_client import (
+    Evaluation,
+    OpaClient,
+    OpaError,
+    OpaMalformed,
+    OpaUnavailable,
+    OpaUndefined,
+)
 from app.opa_transport import KeepAlivePool
 from tests.support.services import free_port
 
@@ -27,6 +34,7 @@ class Stub:
         self.body = b'{"result": true}'
         self.delay = 0.0
         self.seen: list[tuple[str, Any, str]] = []
+        self.correlation_ids: list[str | None] = []
         self.traced = False
         stub = self
 
@@ -36,6 +44,7 @@ class Stub:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 stub.seen.append((self.path, json.loads(raw), self.headers["Content-Type"]))
+                stub.correlation_ids.append(self.headers.get("X-Correlation-Id"))
                 if stub.delay:
                     time.sleep(stub.delay)
                 self.send_response(stub.status)
@@ -85,6 +94,38 @@ def test_a_query_posts_the_input_to_the_data_path_and_returns_the_result(stub: S
             "application/json",
         )
     ]
+
+
+def test_an_evaluation_asks_for_provenance_and_carries_the_correlation_id(stub: Stub) -> None:
+    provenance = {"version": "1.22.3", "bundles": {"agent-authz": {"revision": "4f1c2ab"}}}
+    stub.answer(200, {"decision_id": "d1", "provenance": provenance, "result": {"allow": True}})
+    client = OpaClient(stub.url, traced=stub.traced, timeout=2.0)
+
+    answer = client.evaluate("authz/decision", {"n": 1}, correlation_id="corr-4242-abcd")
+    plain = client.query("authz/decision", {"n": 2})
+
+    assert answer == Evaluation(result={"allow": True}, provenance=provenance)
+    assert plain == {"allow": True}
+    assert [path for path, _, _ in stub.seen] == [
+        "/v1/data/authz/decision?provenance=true",
+        "/v1/data/authz/decision",
+    ]
+    assert stub.correlation_ids == ["corr-4242-abcd", None]
+
+
+def test_an_evaluation_without_provenance_or_correlation_id_says_so(stub: Stub) -> None:
+    stub.answer(200, {"result": 3})
+    client = OpaClient(stub.url, traced=stub.traced, timeout=2.0)
+
+    assert client.evaluate("x/y", {}) == Evaluation(result=3, provenance=None)
+    assert stub.correlation_ids == [None]
+
+
+def test_an_undefined_evaluation_raises_opa_undefined(stub: Stub) -> None:
+    stub.answer(200, {"provenance": {"version": "1.22.3"}})
+
+    with pytest.raises(OpaUndefined):
+        OpaClient(stub.url, traced=stub.traced, timeout=2.0).evaluate("authz/decision", {})
 
 
 @pytest.mark.parametrize("result", [False, [], {}, 0, ""])

@@ -184,6 +184,7 @@ def test_audit_rows_hold_no_handle_display_name_email_or_content(
         "resource_kind",
         "reason",
         "status",
+        "policy_revision",
         "window_start",
         "count",
         "first_at",

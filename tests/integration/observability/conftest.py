@@ -4,8 +4,9 @@
 listener on that port, exactly as ``python -m app serve`` does with one worker;
 :func:`scrape` reads ``GET /metrics`` and parses it with ``prometheus_client``'s own
 parser. ``collector`` is a stand-in OTLP/HTTP collector and ``traced_opa`` a real OPA
-started with the deploy configuration (``deploy/opa/config.yaml``), its distributed
-tracing pointed at that collector.
+started with the sidecar configuration (``deploy/opa/config.working-tree.yaml``: the
+deploy configuration without a bundle service), its distributed tracing pointed at
+that collector.
 """
 
 from __future__ import annotations

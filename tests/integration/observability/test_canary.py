@@ -28,6 +28,7 @@ from app.http.ratelimit import STORAGE_FAILURE_KINDS
 from app.observability.metrics import (
     FAIL_CLOSED_SOURCES,
     FAILURE_KINDS,
+    NO_REVISION,
     OTHER,
     POOLS,
     UNMATCHED,
@@ -133,6 +134,8 @@ def _label_sets(metrics: Metrics) -> dict[str, set[str]]:
         "source": set(FAIL_CLOSED_SOURCES) | {OTHER},
         "class": set(labels.rate_classes) | {OTHER},
         "pool": set(POOLS),
+        # One value per policy release; this OPA serves the working tree: none.
+        "revision": {NO_REVISION},
     }
 
 

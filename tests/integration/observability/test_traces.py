@@ -118,7 +118,8 @@ def test_a_context_read_is_one_request_span_with_its_sql_and_opa_children(
         (http_call,) = _children(spans, span)
         assert http_call.kind is SpanKind.CLIENT
         url = str((http_call.attributes or {})["http.url"])
-        assert url.endswith(f"/v1/data/{entrypoint!s}")
+        # The gateway asks for OPA's provenance: the policy revision of each answer.
+        assert url.endswith(f"/v1/data/{entrypoint!s}?provenance=true")
 
     # OPA's own spans join the same trace, under the app's HTTP calls to it.
     calls = {
