@@ -18,6 +18,8 @@ from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.exc import IntegrityError
 
 from app.domain.representation import StoredMessage
+from repositories.prepared import PreparedStatement
+from repositories.windows import reach_cte, reach_low
 
 __all__ = [
     "MESSAGE_COLUMNS",
@@ -31,13 +33,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class ThreadRow:
-    """A thread: its current channel, kind, parent message and fixed operator."""
+    """A thread: its current channel, kind, parent message, fixed operator and newest
+    position (``last_seq``, 0 when empty; read when the row was)."""
 
     id: str
     channel_id: str
     kind: str
     parent_message_id: str | None
     operator_agent_id: str | None
+    last_seq: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,22 +81,36 @@ _BY_IDS = text(f"SELECT {MESSAGE_COLUMNS} {MESSAGE_FROM} WHERE m.id = ANY(:ids)"
     bindparam("ids", type_=ARRAY(UUID(as_uuid=False)))
 )
 
-# Newest :limit messages before :before_seq, plus one to tell whether more exist.
-_PAGE = text(
+# Newest :limit messages (tombstones included) before :before_seq, plus one to tell
+# whether more exist, read within a thread_seq range bounded from :before_seq
+# (repositories/windows.py): a page reads at most its own positions whatever the plan.
+_PAGE_REACH = reach_cte(
+    "page_reach",
+    thread="CAST(:thread_id AS uuid)",
+    after="CAST(0 AS bigint)",
+    before="CAST(:before_seq AS bigint)",
+    limit="CAST(:limit AS bigint)",
+    counted="true",
+)
+_PAGE = PreparedStatement(
+    "message_page",
     f"""
+    WITH RECURSIVE {_PAGE_REACH}
     SELECT * FROM (
       SELECT {MESSAGE_COLUMNS} {MESSAGE_FROM}
-      WHERE m.thread_id = CAST(:thread_id AS uuid) AND m.thread_seq < :before_seq
+      WHERE m.thread_id = CAST(:thread_id AS uuid)
+        AND m.thread_seq >= {reach_low("page_reach")}
+        AND m.thread_seq < CAST(:before_seq AS bigint)
       ORDER BY m.thread_seq DESC
-      LIMIT :limit
+      LIMIT CAST(:limit AS bigint) + 1
     ) page ORDER BY thread_seq
-    """
+    """,
 )
 
 _THREAD_COLUMNS = (
     "t.id::text AS id, t.channel_id::text AS channel_id, t.kind AS kind, "
     "t.parent_message_id::text AS parent_message_id, "
-    "t.operator_agent_id::text AS operator_agent_id"
+    "t.operator_agent_id::text AS operator_agent_id, t.last_seq AS last_seq"
 )
 _MAIN_THREAD = text(
     f"SELECT {_THREAD_COLUMNS} FROM threads t "
@@ -116,14 +134,15 @@ _BY_REQUEST_ID = text(
     "SELECT m.id::text FROM messages m WHERE m.author_principal_id = CAST(:author AS uuid) "
     "AND m.client_request_id = :client_request_id"
 )
+# The next position comes from the thread row (locked by the caller), not from an
+# aggregate over the thread's messages; the insert trigger raises last_seq.
 _INSERT = text(
     """
     INSERT INTO messages (thread_id, thread_seq, author_principal_id, origin, kind,
                           content_md, reply_to_message_id, client_request_id)
-    SELECT CAST(:thread_id AS uuid), COALESCE(max(thread_seq), 0) + 1,
-           CAST(:author AS uuid), :origin, 'text', :content_md,
+    SELECT t.id, t.last_seq + 1, CAST(:author AS uuid), :origin, 'text', :content_md,
            CAST(:reply_to AS uuid), :client_request_id
-    FROM messages WHERE thread_id = CAST(:thread_id AS uuid)
+    FROM threads t WHERE t.id = CAST(:thread_id AS uuid)
     RETURNING id::text
     """
 )
@@ -168,6 +187,7 @@ def _thread(row: Any) -> ThreadRow | None:
         kind=m["kind"],
         parent_message_id=m["parent_message_id"],
         operator_agent_id=m["operator_agent_id"],
+        last_seq=int(m["last_seq"]),
     )
 
 
@@ -200,11 +220,12 @@ class MessageRepository:
         row = self._conn.execute(_SEQ_OF, {"id": message_id}).first()
         return None if row is None else (row.thread_id, int(row.thread_seq))
 
-    def page(self, thread_id: str, before_seq: int | None, limit: int) -> Page:
-        """The newest ``limit`` messages (tombstones included) before ``before_seq``."""
-        result = self._conn.execute(
-            _PAGE,
-            {"thread_id": thread_id, "before_seq": before_seq or 2**62, "limit": limit + 1},
+    def page(self, thread: ThreadRow, before_seq: int | None, limit: int) -> Page:
+        """The newest ``limit`` messages (tombstones included) before ``before_seq``
+        (after the thread's newest when ``None``)."""
+        before = thread.last_seq + 1 if before_seq is None else before_seq
+        result = _PAGE.execute(
+            self._conn, {"thread_id": thread.id, "before_seq": before, "limit": limit}
         )
         read = message_reader(result.keys())
         rows = result.all()

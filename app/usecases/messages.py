@@ -123,7 +123,7 @@ class ListMessages:
                 if position is None or position[0] != thread.id:
                     raise NotFound()
                 before_seq = position[1]
-            page = messages.page(thread.id, before_seq, limit)
+            page = messages.page(thread, before_seq, limit)
         return {"items": [message_view(m) for m in page.items], "has_more": page.has_older}
 
 
