@@ -1080,15 +1080,16 @@ def _copy(conn: Connection, table_name: str, rows: Sequence[dict[str, Any]]) -> 
     scalar = (str, int, bool, datetime, uuid.UUID, type(None))
     if any(not isinstance(value, scalar) for row in rows for value in row.values()):
         return False
-    buffer = io.StringIO(
-        "".join("\t".join(map(_copy_value, row.values())) + "\n" for row in rows)
-    )
+    buffer = io.StringIO("".join("\t".join(map(_copy_value, row.values())) + "\n" for row in rows))
     table = _table(table_name)
     names = ", ".join(f'"{table.c[column].name}"' for column in columns)
     raw = conn.connection.dbapi_connection
     assert raw is not None
-    with raw.cursor() as cursor:
+    cursor: Any = raw.cursor()  # psycopg2's cursor: copy_expert is not in the DB-API
+    try:
         cursor.copy_expert(f'COPY "{table.name}" ({names}) FROM STDIN', buffer)
+    finally:
+        cursor.close()
     return True
 
 

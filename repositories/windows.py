@@ -26,9 +26,7 @@ from __future__ import annotations
 __all__ = ["reach_cte", "reach_found", "reach_low"]
 
 
-def reach_cte(
-    name: str, *, thread: str, after: str, before: str, limit: str, counted: str
-) -> str:
+def reach_cte(name: str, *, thread: str, after: str, before: str, limit: str, counted: str) -> str:
     """The recursive CTE ``name(lo, found)`` that bounds one window from below.
 
     Args:

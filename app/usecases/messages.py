@@ -177,7 +177,7 @@ class PostMessage:
                         "reply_to_message_id does not lie in the target thread.",
                         [{"path": "body/reply_to_message_id", "message": "not in this thread"}],
                     )
-            message_id = messages.insert(
+            stored = messages.insert(
                 thread_id=thread.id,
                 author_id=actor.id,
                 origin=_ORIGIN_BY_KIND[actor.kind],
@@ -185,13 +185,12 @@ class PostMessage:
                 reply_to_message_id=reply_to,
                 client_request_id=client_request_id,
             )
-            if message_id is None:
+            if stored is None:
                 # A concurrent post with the same client_request_id won the race.
                 existing = messages.by_request_id(actor.id, str(client_request_id))
                 if existing is None:
                     raise InternalError()
                 return _replay(messages, existing, channel_id, body)
-            stored = messages.by_ids([message_id])[message_id]
             uow.commit()
         return PostResult(message_view(stored), True)
 

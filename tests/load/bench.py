@@ -69,9 +69,11 @@ from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
+from app.world import load_world_data
 from repositories.migrate import upgrade
-from tests.load import floor, overhead
+from tests.load import floor, operations, overhead
 from tests.load.interleave import interleaved_rounds
+from tests.load.trivial import TRIVIAL_INPUT, TRIVIAL_PATH, opa_process, trivial_opa
 from tests.support.services import (
     REPO_ROOT,
     AppProcess,
@@ -81,14 +83,13 @@ from tests.support.services import (
     free_port,
     run_sql,
 )
-from tests.support.world import load
 
 SIZES = (10, 100, 1000, 100_000)
 # The case the targets are stated for: 100 earlier messages, a full window of 50 thread
 # and 50 channel elements. Its second OPA input is the bare runcontext/evaluate input.
 REFERENCE = 100
-# Threads up to this size come from the world file; the larger ones are grown in SQL.
-WORLD_LIMIT = 1000
+# Every thread comes from the world file, loaded through the product's loader.
+WORLD_LIMIT = max(SIZES)
 CONCURRENCIES = (1, 8)
 AGENT_TOKEN = "tok-lotse"
 DATABASE = "bench"
@@ -96,10 +97,15 @@ DECISION_PATH = "authz/decision"
 EVALUATE_PATH = "runcontext/evaluate"
 REQUEST_TIMEOUT = 10.0
 COUNTED_REQUESTS = 9
+# Every rate-limit class is off: the benchmark measures the work, not the limiter.
+RATE_CLASSES = ("agent_runtime", "chat", "admin", "authz", "session_context", "runner")
 OUTPUT = REPO_ROOT / "docs" / "benchmarks.md"
 FLASK_NAME = "getRunContext, FlaskApp"
 INTERLEAVED_CONTEXT = "getRunContext, interleaved"
 INTERLEAVED_BARE = "bare OPA authz/decision, interleaved"
+INTERLEAVED_TRIVIAL = "trivial policy on its own OPA, interleaved"
+TRIVIAL = "trivial policy on its own OPA"
+RIGHT_AFTER_LOAD = "getRunContext, right after the load"
 # The same statements and OPA calls on raw drivers (tests/load/floor.py), interleaved
 # with the bare decision.
 FLOOR = "I/O floor: its statements and OPA calls on raw drivers, interleaved"
@@ -204,8 +210,7 @@ def _message(rng: random.Random, author: str | None = None) -> dict[str, Any]:
 def bench_world(seed: int = 20250101) -> dict[str, Any]:
     """The benchmark world: the seed world's shape with threads of 10 to 100,000 messages.
 
-    Threads larger than :data:`WORLD_LIMIT` hold only their triggering message here;
-    :func:`grow_threads` fills them in SQL.
+    What the hot operations need is added by :func:`tests.load.operations.add_to_world`.
 
     The channel's main thread holds 60 messages and then the three threads' parent
     messages, so every thread gets the same channel context (the backfill limit's
@@ -259,7 +264,7 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
                 "state": "running",
             }
         )
-    return {
+    world: dict[str, Any] = {
         "people": [
             {
                 "handle": "robin",
@@ -326,46 +331,8 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
         "sessions": sessions,
         "runs": runs,
     }
-
-
-def grow_threads(database_url: str, ids: dict[str, str]) -> None:
-    """Fill the threads larger than :data:`WORLD_LIMIT` in SQL, then analyse the tables.
-
-    Each grown thread gets ``size`` earlier messages copied in turn from the
-    :data:`WORLD_LIMIT` thread (contents, authors and attachments included), and its
-    triggering message moves behind them; loading them through the world file would
-    take minutes.
-    """
-    source = ids[f"t{WORLD_LIMIT}"]
-    for size in SIZES:
-        if size <= WORLD_LIMIT:
-            continue
-        thread, trigger = ids[f"t{size}"], ids[f"trigger{size}"]
-        run_sql(
-            database_url,
-            f"UPDATE messages SET thread_seq = {size + 1} WHERE id = '{trigger}'",
-            f"""
-            INSERT INTO messages (thread_id, thread_seq, author_principal_id, origin, kind,
-                                  content_md, created_at)
-            SELECT '{thread}', g, s.author_principal_id, s.origin, s.kind, s.content_md,
-                   now() - interval '1 day' + g * interval '1 millisecond'
-            FROM generate_series(1, {size}) g
-            JOIN messages s ON s.thread_id = '{source}'
-             AND s.thread_seq = (g - 1) % {WORLD_LIMIT} + 1
-            """,
-            f"""
-            INSERT INTO attachments (message_id, position, file_id, original_name, mime_type,
-                                     size_bytes, scan_status)
-            SELECT m.id, a.position, gen_random_uuid(), a.original_name, a.mime_type,
-                   a.size_bytes, a.scan_status
-            FROM messages m
-            JOIN messages s ON s.thread_id = '{source}'
-             AND s.thread_seq = (m.thread_seq - 1) % {WORLD_LIMIT} + 1
-            JOIN attachments a ON a.message_id = s.id
-            WHERE m.thread_id = '{thread}' AND m.thread_seq <= {size}
-            """,
-        )
-    run_sql(database_url, "VACUUM ANALYZE")
+    operations.add_to_world(world)
+    return world
 
 
 # ---------------------------------------------------------------------------- machine
@@ -633,11 +600,29 @@ def opa_call(
 
 
 def prepare_database(cluster: PostgresCluster, name: str = DATABASE) -> tuple[str, dict[str, str]]:
-    """Create and migrate database ``name`` and load :func:`bench_world`; URL and ids."""
+    """Create and migrate database ``name`` and load :func:`bench_world` through the
+    product's loader (what ``python -m app world load`` runs after parsing the file,
+    its ANALYZE included; nothing else analyses or vacuums); URL and ids."""
     run_sql(cluster.admin_url, f'CREATE DATABASE "{name}"')
     database_url = cluster.url(name)
     upgrade(database_url)
-    return database_url, load(database_url, bench_world())
+    return database_url, load_world_data(database_url, bench_world())
+
+
+def statistics_after_load(database_url: str) -> str:
+    """What the planner knows of ``messages`` now (rows estimated, last (auto)analyse)."""
+    rows = run_sql(
+        database_url,
+        "SELECT c.reltuples::bigint, s.n_live_tup, s.last_analyze IS NOT NULL, "
+        "s.last_autoanalyze IS NOT NULL FROM pg_class c "
+        "JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'messages'",
+    )
+    estimated, live, analysed, autoanalysed = rows[0]
+    return (
+        f"`messages`: {live:,} rows, the planner's estimate {estimated:,}; "
+        f"analysed by the loader: {'yes' if analysed else 'no'}, by autovacuum: "
+        f"{'yes' if autoanalysed else 'no'}"
+    )
 
 
 @contextlib.contextmanager
@@ -651,7 +636,7 @@ def app_process(
             "DATABASE_URL": database_url,
             "OPA_URL": opa_url,
             "LOG_LEVEL": "WARNING",
-            "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
+            **{f"RATE_LIMIT_{name.upper()}_PER_MINUTE": "0" for name in RATE_CLASSES},
             "PYTHONUNBUFFERED": "1",
         }
     )
@@ -673,46 +658,11 @@ def app_process(
 @contextlib.contextmanager
 def opa_without_decision_logs() -> Iterator[str]:
     """A second OPA on the same policies with decision logs off; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(REPO_ROOT / ".bin" / "opa"),
-            "run",
-            "--server",
-            "--addr",
-            f"127.0.0.1:{port}",
-            "--log-level",
-            "error",
-            "--ignore",
-            "*_test.rego",
-            str(REPO_ROOT / "policies"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    probe = _session()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise BenchError("the second OPA exited")
-            with contextlib.suppress(requests.RequestException):
-                if probe.get(f"{url}/health", timeout=0.5).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise BenchError("the second OPA did not become healthy")
-            time.sleep(0.05)
-        yield url
-    finally:
-        probe.close()
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        with opa_process(REPO_ROOT / "policies") as url:
+            yield url
+    except RuntimeError as exc:
+        raise BenchError(str(exc)) from exc
 
 
 @contextlib.contextmanager
@@ -1376,6 +1326,7 @@ class Target:
     measured: float
     limit: float
     at_least: bool = False
+    unit: str = "x"
 
     @property
     def met(self) -> bool:
@@ -1438,14 +1389,111 @@ def targets(results: list[Result], opa_by_c: dict[int, Result]) -> list[Target]:
     return found
 
 
+HotOperations = tuple[list[Result], dict[str, tuple[float, float]], dict[int, Result]]
+
+
+def operations_table(
+    results: list[Result],
+    costs: dict[str, tuple[float, float]],
+    trivial_by_c: dict[int, Result],
+    opa_by_c: dict[int, Result],
+) -> str:
+    """Every hot operation: percentiles, ratios to both floors, round trips."""
+    lines = [
+        "| operation | concurrency | requests | p50 ms | p99 ms | req/s "
+        "| p50 / bare `authz/decision` p50 | p50 / trivial policy p50 "
+        "| OPA round trips | SQL statements |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for result in results:
+        bare, trivial = opa_by_c[result.concurrency], trivial_by_c[result.concurrency]
+        opa_calls, statements = costs[result.name]
+        lines.append(
+            f"| {result.name} | {result.concurrency} | {len(result.latencies_ms)}"
+            + (" (time cap)" if result.capped else "")
+            + f" | {_fmt(result.percentile(50))} | {_fmt(result.percentile(99))} "
+            f"| {result.rps:.0f} | {result.percentile(50) / bare.percentile(50):.1f}x "
+            f"| {result.percentile(50) / trivial.percentile(50):.1f}x "
+            f"| {_calls(opa_calls)} | {_calls(statements)} |"
+        )
+    return "\n".join(lines)
+
+
+def issue22_targets(
+    results: list[Result],
+    op_results: list[Result],
+    op_costs: dict[str, tuple[float, float]],
+    trivial_by_c: dict[int, Result],
+) -> list[Target]:
+    """The targets of issue 22, computed from this run (c=1 unless said otherwise)."""
+    ctx = {(r.size, r.concurrency): r for r in results if r.name == "getRunContext"}
+    by_name = {r.name: r for r in results}
+    bare = next(r for r in results if r.name == "bare OPA authz/decision" and r.concurrency == 1)
+    ops = {r.name: r for r in op_results if r.concurrency == 1}
+    largest = max(SIZES)
+    found = [
+        Target(
+            f"getRunContext p50 at {largest:,} / p50 at {REFERENCE} earlier messages "
+            "(the product's own load, no extra ANALYZE)",
+            ctx[(largest, 1)].percentile(50) / ctx[(REFERENCE, 1)].percentile(50),
+            1.1,
+        ),
+        Target(
+            f"{RIGHT_AFTER_LOAD}: p50 at {largest:,} / p50 at {REFERENCE} (later)",
+            by_name[RIGHT_AFTER_LOAD].percentile(50) / ctx[(REFERENCE, 1)].percentile(50),
+            1.1,
+        ),
+    ]
+    if INTERLEAVED_CONTEXT in by_name:
+        interleaved = by_name[INTERLEAVED_CONTEXT].percentile(50)
+        found += [
+            Target(
+                f"interleaved getRunContext ({REFERENCE}) / `authz/decision` (p50)",
+                interleaved / by_name[INTERLEAVED_BARE].percentile(50),
+                6.0,
+            ),
+            Target(
+                f"interleaved getRunContext ({REFERENCE}) / trivial policy on its own OPA (p50)",
+                interleaved / by_name[INTERLEAVED_TRIVIAL].percentile(50),
+                10.0,
+            ),
+        ]
+    for name, limit in (
+        ("list messages, first page", 4.0),
+        ("list messages, deep before_message_id page", 4.0),
+        ("post a message, new", 5.0),
+        ("post a message, replayed", 5.0),
+    ):
+        if name in ops:
+            found.append(
+                Target(
+                    f"{name} p50 / `authz/decision` p50",
+                    ops[name].percentile(50) / bare.percentile(50),
+                    limit,
+                )
+            )
+    for name in operations.DENIED:
+        if name in op_costs:
+            opa_calls, statements = op_costs[name]
+            found += [
+                Target(f"{name}: OPA round trips", opa_calls, 1.0, unit=""),
+                Target(f"{name}: SQL statements", statements, 2.0, unit=""),
+            ]
+    return found
+
+
 def targets_table(found: list[Target]) -> str:
     """Each target with its measured value."""
     lines = ["| target | measured | limit | met |", "| --- | ---: | ---: | --- |"]
     for target in found:
         bound = ">=" if target.at_least else "<="
+        measured = f"{target.measured:.2f}{target.unit}" if target.unit else _calls(target.measured)
+        verdict = "yes"
+        if not target.met:
+            over = target.measured - target.limit
+            verdict = f"NO ({over:+.2f}{target.unit} over)" if target.unit else f"NO ({over:+g})"
         lines.append(
-            f"| {target.name} | {target.measured:.2f}x | {bound} {target.limit:g}x "
-            f"| {'yes' if target.met else 'NO'} |"
+            f"| {target.name} | {measured} | {bound} {target.limit:g}{target.unit} | {verdict} |"
         )
     return "\n".join(lines)
 
@@ -1589,6 +1637,7 @@ def render(
     timers: list[OpaTimers],
     profile: Profile | None,
     seconds: float,
+    hot: HotOperations | None = None,
 ) -> str:
     """The whole ``docs/benchmarks.md``."""
     machine_lines = "\n".join(f"* {name}: {value}" for name, value in facts.items())
@@ -1616,10 +1665,17 @@ def render(
         "channel context wanted, own messages included; lotse has no read grant, so the "
         "run's own reach decides what it reads). Contents vary from 20 characters to 24 KB "
         "(about 1% are cut at `agent.context_message_max_bytes`) and contain 2-, 3- and "
-        "4-byte UTF-8 characters; about 5% carry an attachment. The 100,000 thread repeats "
-        "the 1,000 thread's messages (grown in SQL). The channel sets no "
+        "4-byte UTF-8 characters; about 5% carry an attachment. The whole world, the "
+        "100,000 thread included, is loaded through the product's loader "
+        "(`app.world.load_world_data`, what `python -m app world load` runs: COPY, then "
+        "ANALYZE of what it filled); the harness runs no VACUUM or ANALYZE of its own "
+        "(the statistics the planner had are under Machine). The channel sets no "
         "backfill limit, so `channel.history_backfill_limit_default` (50) applies, and 60 "
         "main-thread messages precede the threads' parent messages.",
+        f"* Right after the load: the app process starts and its first case is "
+        f"getRunContext on the {max(SIZES):,} thread ({args.warmup} warm-up requests, then "
+        f"{args.requests_c1} at concurrency 1), so its connections prepare and plan their "
+        "statements with whatever statistics the load left.",
         "* The app runs as `python -m app serve` in its own process (Connexion `AsyncApp`, "
         f"`server.workers` at its default: {worker_count(load_settings(environ={}))} uvicorn "
         "workers on this machine, rate limits off, log level WARNING). The client is this "
@@ -1665,8 +1721,23 @@ def render(
             "Starlette responses converted to Flask responses), served the same way; "
             f"measured on the {REFERENCE} case only."
         )
+    if hot is not None:
+        parts.append(
+            "* Hot operations (`tests/load/operations.py`): each measured like getRunContext "
+            f"({args.warmup} warm-up requests, then concurrency 1 and 8), beside the bare "
+            "`authz/decision` and the trivial policy (`tests/load/trivial.py`: "
+            '`allow if input.user == "alex"` on a second OPA process, decision logs off, '
+            "the same client: the physical floor of one OPA round trip from Python). Their "
+            "OPA round trips and SQL statements are the app's counters over 6 requests "
+            "served in-process after one warm-up request."
+        )
     parts += [
         "",
+        *(
+            ["## Targets of issue 22", "", targets_table(issue22_targets(results, *hot)), ""]
+            if hot is not None
+            else []
+        ),
         "## Targets of the lean read path",
         "",
         targets_table(targets(results, opa_by_c)),
@@ -1675,6 +1746,11 @@ def render(
         "",
         results_table(results, opa_by_c),
         "",
+        *(
+            ["## Hot operations", "", operations_table(*hot, opa_by_c), ""]
+            if hot is not None
+            else []
+        ),
         "## Cost per request",
         "",
         costs_table(costs),
@@ -1795,6 +1871,24 @@ def _measure_context(
     return results
 
 
+def _measure_operations(
+    base_url: str, hot: list[operations.Operation], args: argparse.Namespace
+) -> list[Result]:
+    """Each hot operation: warm-up, then concurrency 1 and 8 like the context cases."""
+    results: list[Result] = []
+    for op in hot:
+        call = operations.operation_call(base_url, op)
+        try:
+            run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
+            for concurrency in CONCURRENCIES:
+                total = args.requests_c1 if concurrency == 1 else args.requests_c8
+                print(f"{op.name} c={concurrency} ...", file=sys.stderr)
+                results.append(run_load(op.name, None, call, total, concurrency, args.case_seconds))
+        except AssertionError as exc:
+            raise BenchError(str(exc)) from exc
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; returns the process exit code."""
     args = _parser().parse_args(argv)
@@ -1815,35 +1909,58 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
         stack.callback(opa.stop)
         opa.start()
+        print("loading the world through the product's loader ...", file=sys.stderr)
         database_url, ids = prepare_database(cluster)
-        grow_threads(database_url, ids)
+        facts["statistics after the load"] = statistics_after_load(database_url)
         runs = {size: ids[f"r{size}"] for size in SIZES}
-
-        print("counting round trips in-process ...", file=sys.stderr)
         settings: Settings = load_settings(environ={}).replace(
             **{
                 "database.url": database_url,
                 "opa.url": opa.url,
-                "rate_limit.agent_runtime.per_minute": 0,
+                **{f"rate_limit.{name}.per_minute": 0 for name in RATE_CLASSES},
             }
         )
-        local_app = create_app(settings)
-        stack.callback(local_app.services.close)
-        costs = measure_costs(local_app, cluster, runs)
-        inputs = costs[REFERENCE].inputs
-        timers = [
-            opa_timers(opa.url, path, inputs[path]) for path in (DECISION_PATH, EVALUATE_PATH)
-        ]
+        hot = operations.operations(ids, runs[REFERENCE])
 
         with app_process(database_url, opa.url) as base_url:
-            results = _measure_context(base_url, "getRunContext", runs, SIZES, args)
+            # First, before anything else has read: the largest thread right after the
+            # load, on connections whose statements are prepared (and planned) now.
+            print(f"{RIGHT_AFTER_LOAD} ...", file=sys.stderr)
+            after_load = context_call(base_url, runs[max(SIZES)])
+            run_load("warm-up", max(SIZES), after_load, args.warmup, 1, args.case_seconds)
+            results = [
+                run_load(
+                    RIGHT_AFTER_LOAD,
+                    max(SIZES),
+                    after_load,
+                    args.requests_c1,
+                    1,
+                    args.case_seconds,
+                )
+            ]
+
+            print("counting round trips in-process ...", file=sys.stderr)
+            local_app = create_app(settings)
+            stack.callback(local_app.services.close)
+            costs = measure_costs(local_app, cluster, runs)
+            with app_thread(local_app) as local_url:
+                op_costs = operations.count_costs(local_app, local_url, hot)
+            inputs = costs[REFERENCE].inputs
+            timers = [
+                opa_timers(opa.url, path, inputs[path]) for path in (DECISION_PATH, EVALUATE_PATH)
+            ]
+
+            results += _measure_context(base_url, "getRunContext", runs, SIZES, args)
             opa_by_c: dict[int, Result] = {}
+            trivial_by_c: dict[int, Result] = {}
+            trivial_url = stack.enter_context(trivial_opa())
             bare = (
-                ("bare OPA authz/decision", DECISION_PATH),
-                ("bare OPA runcontext/evaluate", EVALUATE_PATH),
+                ("bare OPA authz/decision", opa.url, DECISION_PATH, inputs[DECISION_PATH]),
+                ("bare OPA runcontext/evaluate", opa.url, EVALUATE_PATH, inputs[EVALUATE_PATH]),
+                (TRIVIAL, trivial_url, TRIVIAL_PATH, TRIVIAL_INPUT),
             )
-            for name, path in bare:
-                call = opa_call(opa.url, path, inputs[path])
+            for name, url, path, policy_input in bare:
+                call = opa_call(url, path, policy_input)
                 run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
                 for concurrency in CONCURRENCIES:
                     total = args.requests_c1 if concurrency == 1 else args.requests_c8
@@ -1859,12 +1976,16 @@ def main(argv: list[str] | None = None) -> int:
                     results.append(result)
                     if path == DECISION_PATH:
                         opa_by_c[concurrency] = result
+                    elif path == TRIVIAL_PATH:
+                        trivial_by_c[concurrency] = result
+            op_results = _measure_operations(base_url, hot, args)
             if args.interleaved_rounds > 0:
                 print(f"{INTERLEAVED_CONTEXT} ...", file=sys.stderr)
                 results += run_interleaved(
                     [
                         (INTERLEAVED_CONTEXT, context_call(base_url, runs[REFERENCE])),
                         (INTERLEAVED_BARE, opa_call(opa.url, DECISION_PATH, inputs[DECISION_PATH])),
+                        (INTERLEAVED_TRIVIAL, opa_call(trivial_url, TRIVIAL_PATH, TRIVIAL_INPUT)),
                     ],
                     REFERENCE,
                     args.interleaved_rounds,
@@ -1920,7 +2041,18 @@ def main(argv: list[str] | None = None) -> int:
 
     seconds = time.monotonic() - clock
     facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
-    report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
+    report = render(
+        started,
+        facts,
+        args,
+        results,
+        costs,
+        opa_by_c,
+        timers,
+        profile,
+        seconds,
+        hot=(op_results, op_costs, trivial_by_c),
+    )
     if overhead_result is not None:
         report += "\n" + overhead.overhead_section(overhead_result)
     print(report)
