@@ -119,6 +119,11 @@ _MAIN_THREAD = PreparedStatement(
     f"SELECT {_THREAD_COLUMNS} FROM threads t "
     "WHERE t.channel_id = CAST(:channel_id AS uuid) AND t.kind = 'main'",
 )
+_LOCK_MAIN_THREAD = PreparedStatement(
+    "lock_main_thread",
+    f"SELECT {_THREAD_COLUMNS} FROM threads t "
+    "WHERE t.channel_id = CAST(:channel_id AS uuid) AND t.kind = 'main' FOR UPDATE",
+)
 _THREAD_BY_PARENT = PreparedStatement(
     "thread_by_parent",
     f"SELECT {_THREAD_COLUMNS} FROM threads t WHERE t.parent_message_id = CAST(:parent_id AS uuid)",
@@ -247,6 +252,10 @@ class MessageRepository:
         has_more = len(rows) > limit
         items = [read(row) for row in (rows[1:] if has_more else rows)]
         return Page(items=items, has_older=has_more)
+
+    def lock_main_thread(self, channel_id: str) -> ThreadRow | None:
+        """Find and lock a channel's main thread in one statement (see ``lock_thread``)."""
+        return _thread(_LOCK_MAIN_THREAD.execute(self._conn, {"channel_id": channel_id}).first())
 
     def lock_thread(self, thread_id: str) -> ThreadRow | None:
         """Lock a thread row so concurrent posts get consecutive thread_seq values."""

@@ -163,8 +163,13 @@ class PostMessage:
                 existing = messages.by_request_id(actor.id, client_request_id)
                 if existing is not None:
                     return _replay(messages, existing, channel_id, body)
-            thread = _target_thread(messages, channel_id, body.get("parent_message_id"))
-            messages.lock_thread(thread.id)
+            parent_message_id = body.get("parent_message_id")
+            if parent_message_id is None:
+                # The common case in one statement: find and lock the main thread.
+                thread = messages.lock_main_thread(channel_id) or _main_thread(messages, channel_id)
+            else:
+                thread = _target_thread(messages, channel_id, parent_message_id)
+                messages.lock_thread(thread.id)
             reply_to = body.get("reply_to_message_id")
             if reply_to is not None:
                 target = messages.by_ids([reply_to]).get(reply_to)

@@ -7,28 +7,32 @@ Ctrl-C. What it does, in order:
 
 1. Starts a throwaway PostgreSQL cluster and the real OPA (``.bin/opa`` serving
    ``policies/``), the same way the integration tests do, migrates a database and
-   loads a generated world: the seed world's shape (space ``support`` with channel
+   loads a generated world through the product's loader (``load_world_data``, what
+   ``python -m app world load`` runs, its ANALYZE included; the harness analyses
+   nothing itself): the seed world's shape (space ``support`` with channel
    ``general`` operated by agent ``lotse``; ``alex`` trigger on the space, ``sam``
-   trigger on the channel, ``writer`` write only) with three threads of 10, 100 and
-   1,000 earlier messages before the triggering message by ``alex``, each with a run
-   of ``lotse``. Contents vary in length (a few exceed
-   ``agent.context_message_max_bytes`` and are cut) and contain multi-byte characters.
-2. Measures, in-process and once per thread size, the OPA round trips and SQL
-   statements one request costs (the app's own counters), and the statements
-   PostgreSQL actually received (``log_statement = all``, so transaction and session
-   statements count too). It records the inputs the app sends to OPA, so the bare OPA
-   decisions below use realistic input from the same world.
-3. Starts the app with ``python -m app serve`` in a separate process (one uvicorn
-   worker, rate limits off, log level WARNING), so that the load generator does not
-   compete with the server for one GIL, warms it up and measures getRunContext for
-   each thread size at concurrency 1 and 8 (threads with one keep-alive
-   ``requests.Session`` each), then a bare OPA ``authz/decision`` and a bare
-   ``runcontext/evaluate`` (the second, batched call for the 1,000 case) over HTTP
-   with the same client.
-4. Profiles the slowest case (1,000 messages at concurrency 1) in-process with
+   trigger on the channel, ``writer`` write only) with threads of 10, 100, 1,000 and
+   100,000 earlier messages before the triggering message by ``alex``, each with a
+   run of ``lotse``, and what the hot operations need (``tests/load/operations.py``).
+   Contents vary in length (a few exceed ``agent.context_message_max_bytes`` and are
+   cut) and contain multi-byte characters.
+2. Starts the app with ``python -m app serve`` in a separate process (rate limits
+   off, log level WARNING), so that the load generator does not compete with the
+   server for one GIL, and measures getRunContext on the 100,000 thread right after
+   the load, before anything else has read.
+3. Measures, in-process, the OPA round trips and SQL statements one request costs
+   (the app's own counters) per thread size and per hot operation, and the statements
+   PostgreSQL actually received. It records the inputs the app sends to OPA, so the
+   bare OPA decisions below use realistic input from the same world.
+4. Measures getRunContext for each thread size at concurrency 1 and 8 (threads with
+   one keep-alive ``requests.Session`` each), a bare OPA ``authz/decision`` and
+   ``runcontext/evaluate`` over HTTP with the same client, the trivial policy on its
+   own OPA (``tests/load/trivial.py``), every hot operation, the interleaved reading
+   and the I/O floor.
+5. Profiles the reference case (100 messages at concurrency 1) in-process with
    cProfile: the ASGI app is driven directly on one thread (sync handlers are run
    inline instead of in the thread pool, so one profiler sees the whole request).
-5. Prints the tables and writes ``docs/benchmarks.md``.
+6. Prints the tables and writes ``docs/benchmarks.md``.
 
 A separate part, ``tests/load/overhead.py`` (issue 12), then measures what metrics and
 tracing cost getRunContext and appends its section at the end of the report.
@@ -43,6 +47,7 @@ import cProfile
 import datetime as dt
 import functools
 import io
+import itertools
 import json
 import os
 import platform
@@ -88,8 +93,9 @@ SIZES = (10, 100, 1000, 100_000)
 # The case the targets are stated for: 100 earlier messages, a full window of 50 thread
 # and 50 channel elements. Its second OPA input is the bare runcontext/evaluate input.
 REFERENCE = 100
-# Every thread comes from the world file, loaded through the product's loader.
-WORLD_LIMIT = max(SIZES)
+# Threads up to this size get generated contents; larger ones repeat the largest of
+# them. Every thread is in the world, loaded through the product's loader.
+GENERATED = 1000
 CONCURRENCIES = (1, 8)
 AGENT_TOKEN = "tok-lotse"
 DATABASE = "bench"
@@ -225,8 +231,20 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
     threads: list[dict[str, Any]] = []
     sessions: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
+    generated: list[dict[str, Any]] = []
     for size in SIZES:
-        messages = [_message(rng) for _ in range(size if size <= WORLD_LIMIT else 0)]
+        if size <= GENERATED:
+            messages = [_message(rng) for _ in range(size)]
+            generated = messages
+        else:
+            # Larger threads repeat the largest generated one (fresh dicts: the loader
+            # annotates them), which keeps the world's generation quick.
+            messages = [
+                {**m, "attachments": [dict(a) for a in m["attachments"]]}
+                if "attachments" in m
+                else dict(m)
+                for m in itertools.islice(itertools.cycle(generated), size)
+            ]
         messages.append(
             {
                 "key": f"trigger{size}",
@@ -1665,8 +1683,9 @@ def render(
         "channel context wanted, own messages included; lotse has no read grant, so the "
         "run's own reach decides what it reads). Contents vary from 20 characters to 24 KB "
         "(about 1% are cut at `agent.context_message_max_bytes`) and contain 2-, 3- and "
-        "4-byte UTF-8 characters; about 5% carry an attachment. The whole world, the "
-        "100,000 thread included, is loaded through the product's loader "
+        "4-byte UTF-8 characters; about 5% carry an attachment; the 100,000 thread repeats "
+        "the 1,000 thread's messages. The whole world, the 100,000 thread included, is "
+        "loaded through the product's loader "
         "(`app.world.load_world_data`, what `python -m app world load` runs: COPY, then "
         "ANALYZE of what it filled); the harness runs no VACUUM or ANALYZE of its own "
         "(the statistics the planner had are under Machine). The channel sets no "
