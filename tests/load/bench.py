@@ -110,6 +110,7 @@ FLASK_NAME = "getRunContext, FlaskApp"
 INTERLEAVED_CONTEXT = "getRunContext, interleaved"
 INTERLEAVED_BARE = "bare OPA authz/decision, interleaved"
 INTERLEAVED_TRIVIAL = "trivial policy on its own OPA, interleaved"
+INTERLEAVED_LARGEST = f"getRunContext {max(SIZES)}, interleaved"
 TRIVIAL = "trivial policy on its own OPA"
 RIGHT_AFTER_LOAD = "getRunContext, right after the load"
 # The same statements and OPA calls on raw drivers (tests/load/floor.py), interleaved
@@ -117,7 +118,11 @@ RIGHT_AFTER_LOAD = "getRunContext, right after the load"
 FLOOR = "I/O floor: its statements and OPA calls on raw drivers, interleaved"
 FLOOR_BARE = "bare OPA authz/decision, interleaved with the floor"
 # Each interleaved case beside the bare decision of its own rounds.
-INTERLEAVED_PAIRS = {INTERLEAVED_CONTEXT: INTERLEAVED_BARE, FLOOR: FLOOR_BARE}
+INTERLEAVED_PAIRS = {
+    INTERLEAVED_CONTEXT: INTERLEAVED_BARE,
+    INTERLEAVED_LARGEST: INTERLEAVED_BARE,
+    FLOOR: FLOOR_BARE,
+}
 
 # Words for generated contents: plain, Markdown and multi-byte (2, 3 and 4 UTF-8 bytes).
 _WORDS = (
@@ -235,7 +240,7 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
     for size in SIZES:
         if size <= GENERATED:
             messages = [_message(rng) for _ in range(size)]
-            generated = messages
+            generated = list(messages)
         else:
             # Larger threads repeat the largest generated one (fresh dicts: the loader
             # annotates them), which keeps the world's generation quick.
@@ -617,14 +622,30 @@ def opa_call(
 # ------------------------------------------------------------------------- processes
 
 
-def prepare_database(cluster: PostgresCluster, name: str = DATABASE) -> tuple[str, dict[str, str]]:
+# The tables a world fills, kept from autovacuum by --without-statistics.
+_LOADED_TABLES = ("messages", "attachments", "threads", "runs", "principals", "api_tokens")
+
+
+def prepare_database(
+    cluster: PostgresCluster, name: str = DATABASE, *, statistics: bool = True
+) -> tuple[str, dict[str, str]]:
     """Create and migrate database ``name`` and load :func:`bench_world` through the
     product's loader (what ``python -m app world load`` runs after parsing the file,
-    its ANALYZE included; nothing else analyses or vacuums); URL and ids."""
+    its ANALYZE included; nothing else analyses or vacuums); URL and ids.
+
+    Without ``statistics`` the loader's ANALYZE is skipped and autovacuum is off for
+    the loaded tables: the state between a bulk load and the first statistics, kept
+    (``--without-statistics``; issue 22).
+    """
     run_sql(cluster.admin_url, f'CREATE DATABASE "{name}"')
     database_url = cluster.url(name)
     upgrade(database_url)
-    return database_url, load_world_data(database_url, bench_world())
+    if not statistics:
+        run_sql(
+            database_url,
+            *(f"ALTER TABLE {table} SET (autovacuum_enabled = off)" for table in _LOADED_TABLES),
+        )
+    return database_url, load_world_data(database_url, bench_world(), analyze=statistics)
 
 
 def statistics_after_load(database_url: str) -> str:
@@ -1407,31 +1428,49 @@ def targets(results: list[Result], opa_by_c: dict[int, Result]) -> list[Target]:
     return found
 
 
-HotOperations = tuple[list[Result], dict[str, tuple[float, float]], dict[int, Result]]
+HotOperations = tuple[
+    list[Result], dict[str, tuple[float, float]], dict[int, Result], dict[str, list[Result]]
+]
+
+
+def _interleaved_ratios(rounds: list[Result] | None) -> tuple[float, float] | None:
+    """(op / bare decision, op / trivial policy) p50 ratios of one interleaved block."""
+    if not rounds:
+        return None
+    op, bare, trivial = (r.percentile(50) for r in rounds)
+    return op / bare, op / trivial
 
 
 def operations_table(
     results: list[Result],
     costs: dict[str, tuple[float, float]],
     trivial_by_c: dict[int, Result],
+    interleaved: dict[str, list[Result]],
     opa_by_c: dict[int, Result],
 ) -> str:
     """Every hot operation: percentiles, ratios to both floors, round trips."""
     lines = [
         "| operation | concurrency | requests | p50 ms | p99 ms | req/s "
         "| p50 / bare `authz/decision` p50 | p50 / trivial policy p50 "
+        "| interleaved: / `authz/decision` | interleaved: / trivial policy "
         "| OPA round trips | SQL statements |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for result in results:
         bare, trivial = opa_by_c[result.concurrency], trivial_by_c[result.concurrency]
         opa_calls, statements = costs[result.name]
+        ratios = _interleaved_ratios(interleaved.get(result.name))
+        paired = (
+            f"{ratios[0]:.1f}x | {ratios[1]:.1f}x"
+            if ratios is not None and result.concurrency == 1
+            else " | "
+        )
         lines.append(
             f"| {result.name} | {result.concurrency} | {len(result.latencies_ms)}"
             + (" (time cap)" if result.capped else "")
             + f" | {_fmt(result.percentile(50))} | {_fmt(result.percentile(99))} "
             f"| {result.rps:.0f} | {result.percentile(50) / bare.percentile(50):.1f}x "
-            f"| {result.percentile(50) / trivial.percentile(50):.1f}x "
+            f"| {result.percentile(50) / trivial.percentile(50):.1f}x | {paired} "
             f"| {_calls(opa_calls)} | {_calls(statements)} |"
         )
     return "\n".join(lines)
@@ -1442,6 +1481,7 @@ def issue22_targets(
     op_results: list[Result],
     op_costs: dict[str, tuple[float, float]],
     trivial_by_c: dict[int, Result],
+    op_interleaved: dict[str, list[Result]],
 ) -> list[Target]:
     """The targets of issue 22, computed from this run (c=1 unless said otherwise)."""
     ctx = {(r.size, r.concurrency): r for r in results if r.name == "getRunContext"}
@@ -1462,6 +1502,15 @@ def issue22_targets(
             1.1,
         ),
     ]
+    if INTERLEAVED_LARGEST in by_name:
+        found.append(
+            Target(
+                f"the same, interleaved request by request: {largest:,} / {REFERENCE} (p50)",
+                by_name[INTERLEAVED_LARGEST].percentile(50)
+                / by_name[INTERLEAVED_CONTEXT].percentile(50),
+                1.1,
+            )
+        )
     if INTERLEAVED_CONTEXT in by_name:
         interleaved = by_name[INTERLEAVED_CONTEXT].percentile(50)
         found += [
@@ -1485,11 +1534,14 @@ def issue22_targets(
         if name in ops:
             found.append(
                 Target(
-                    f"{name} p50 / `authz/decision` p50",
+                    f"{name} p50 / `authz/decision` p50 (one after the other)",
                     ops[name].percentile(50) / bare.percentile(50),
                     limit,
                 )
             )
+        ratios = _interleaved_ratios(op_interleaved.get(name))
+        if ratios is not None:
+            found.append(Target(f"{name}, interleaved / `authz/decision` (p50)", ratios[0], limit))
     for name in operations.DENIED:
         if name in op_costs:
             opa_calls, statements = op_costs[name]
@@ -1687,7 +1739,14 @@ def render(
         "the 1,000 thread's messages. The whole world, the 100,000 thread included, is "
         "loaded through the product's loader "
         "(`app.world.load_world_data`, what `python -m app world load` runs: COPY, then "
-        "ANALYZE of what it filled); the harness runs no VACUUM or ANALYZE of its own "
+        "ANALYZE of what it filled"
+        + (
+            "; this run with `--without-statistics`: no ANALYZE and autovacuum off for the "
+            "loaded tables, so the planner never had statistics"
+            if args.without_statistics
+            else ""
+        )
+        + "); the harness runs no VACUUM or ANALYZE of its own "
         "(the statistics the planner had are under Machine). The channel sets no "
         "backfill limit, so `channel.history_backfill_limit_default` (50) applies, and 60 "
         "main-thread messages precede the threads' parent messages.",
@@ -1715,9 +1774,12 @@ def render(
         "divides getRunContext's p50 by the bare `authz/decision` p50 at the same "
         "concurrency.",
         f"* Interleaved: {args.interleaved_rounds} rounds on one thread, each calling "
-        f"getRunContext ({REFERENCE} case) and the bare `authz/decision` once, in a shuffled "
-        "order, each on its own keep-alive session. The cases above run one after the other "
-        "and each meets the load the shared host has at its moment; interleaved, both meet "
+        f"getRunContext ({REFERENCE} case), getRunContext ({max(SIZES):,} case), the bare "
+        "`authz/decision` and the trivial policy once, in a shuffled "
+        "order, each on its own keep-alive session. Each hot operation likewise, "
+        f"{args.operation_rounds} rounds with the bare decision and the trivial policy. "
+        "The cases above run one after the other and each meets the load the shared host "
+        "has at its moment; interleaved, all meet "
         "the same moments, so their ratio does not move with that load. Its req/s is one "
         "over the mean latency.",
         "* I/O floor (`tests/load/floor.py`): a fresh app serves two reads of the "
@@ -1841,7 +1903,18 @@ def _parser() -> argparse.ArgumentParser:
         help="rounds of getRunContext interleaved with a bare decision; 0 skips (default 600)",
     )
     parser.add_argument(
+        "--operation-rounds",
+        type=int,
+        default=200,
+        help="rounds of each hot operation interleaved with both floors; 0 skips (default 200)",
+    )
+    parser.add_argument(
         "--no-flask", action="store_true", help="skip the Connexion FlaskApp comparison"
+    )
+    parser.add_argument(
+        "--without-statistics",
+        action="store_true",
+        help="load without the loader's ANALYZE, autovacuum off for the loaded tables",
     )
     parser.add_argument(
         "--output",
@@ -1891,21 +1964,29 @@ def _measure_context(
 
 
 def _measure_operations(
-    base_url: str, hot: list[operations.Operation], args: argparse.Namespace
-) -> list[Result]:
-    """Each hot operation: warm-up, then concurrency 1 and 8 like the context cases."""
+    base_url: str,
+    hot: list[operations.Operation],
+    args: argparse.Namespace,
+    floors: list[tuple[str, Callable[[requests.Session], None]]],
+) -> tuple[list[Result], dict[str, list[Result]]]:
+    """Each hot operation: warm-up, then concurrency 1 and 8 like the context cases, and
+    ``--operation-rounds`` rounds interleaved with the two floors (bare decision,
+    trivial policy), whose ratios do not move with the shared host's load."""
     results: list[Result] = []
+    interleaved: dict[str, list[Result]] = {}
     for op in hot:
         call = operations.operation_call(base_url, op)
-        try:
-            run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
-            for concurrency in CONCURRENCIES:
-                total = args.requests_c1 if concurrency == 1 else args.requests_c8
-                print(f"{op.name} c={concurrency} ...", file=sys.stderr)
-                results.append(run_load(op.name, None, call, total, concurrency, args.case_seconds))
-        except AssertionError as exc:
-            raise BenchError(str(exc)) from exc
-    return results
+        run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
+        for concurrency in CONCURRENCIES:
+            total = args.requests_c1 if concurrency == 1 else args.requests_c8
+            print(f"{op.name} c={concurrency} ...", file=sys.stderr)
+            results.append(run_load(op.name, None, call, total, concurrency, args.case_seconds))
+        if args.operation_rounds > 0:
+            print(f"{op.name}, interleaved ...", file=sys.stderr)
+            interleaved[op.name] = run_interleaved(
+                [(op.name, call), *floors], None, args.operation_rounds, args.case_seconds
+            )
+    return results, interleaved
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1929,7 +2010,7 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(opa.stop)
         opa.start()
         print("loading the world through the product's loader ...", file=sys.stderr)
-        database_url, ids = prepare_database(cluster)
+        database_url, ids = prepare_database(cluster, statistics=not args.without_statistics)
         facts["statistics after the load"] = statistics_after_load(database_url)
         runs = {size: ids[f"r{size}"] for size in SIZES}
         settings: Settings = load_settings(environ={}).replace(
@@ -1997,19 +2078,26 @@ def main(argv: list[str] | None = None) -> int:
                         opa_by_c[concurrency] = result
                     elif path == TRIVIAL_PATH:
                         trivial_by_c[concurrency] = result
-            op_results = _measure_operations(base_url, hot, args)
+            floors = [
+                (INTERLEAVED_BARE, opa_call(opa.url, DECISION_PATH, inputs[DECISION_PATH])),
+                (INTERLEAVED_TRIVIAL, opa_call(trivial_url, TRIVIAL_PATH, TRIVIAL_INPUT)),
+            ]
+            op_results, op_interleaved = _measure_operations(base_url, hot, args, floors)
             if args.interleaved_rounds > 0:
                 print(f"{INTERLEAVED_CONTEXT} ...", file=sys.stderr)
                 results += run_interleaved(
                     [
                         (INTERLEAVED_CONTEXT, context_call(base_url, runs[REFERENCE])),
-                        (INTERLEAVED_BARE, opa_call(opa.url, DECISION_PATH, inputs[DECISION_PATH])),
-                        (INTERLEAVED_TRIVIAL, opa_call(trivial_url, TRIVIAL_PATH, TRIVIAL_INPUT)),
+                        (INTERLEAVED_LARGEST, context_call(base_url, runs[max(SIZES)])),
+                        *floors,
                     ],
                     REFERENCE,
                     args.interleaved_rounds,
                     args.case_seconds,
                 )
+                for result in results:
+                    if result.name == INTERLEAVED_LARGEST:
+                        result.size = max(SIZES)
                 print(f"{FLOOR} ...", file=sys.stderr)
                 results += run_floor(
                     settings,
@@ -2070,7 +2158,7 @@ def main(argv: list[str] | None = None) -> int:
         timers,
         profile,
         seconds,
-        hot=(op_results, op_costs, trivial_by_c),
+        hot=(op_results, op_costs, trivial_by_c, op_interleaved),
     )
     if overhead_result is not None:
         report += "\n" + overhead.overhead_section(overhead_result)
