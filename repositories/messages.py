@@ -2,8 +2,10 @@
 
 Every read selects the single representation of a message (:data:`MESSAGE_COLUMNS`):
 author reference, origin, kind, content, the thread's current channel and the
-attachments, in one statement. Windows are chosen in SQL with ``LIMIT`` so the cost
-does not grow with the thread.
+attachments, in one statement. Pages are chosen in SQL with ``LIMIT`` within a
+``thread_seq`` range bounded from their anchor (:mod:`repositories.windows`; the first
+page's anchor is ``threads.last_seq``), so the cost does not grow with the thread
+whatever plan a connection has cached. The reads are prepared statements (ADR 0010).
 """
 
 from __future__ import annotations

@@ -7,10 +7,12 @@
    and the run's channel, which ``run.context.read`` is decided on.
 2. :meth:`RunContextRepository.candidates` reads the triggering message, the thread
    window and the channel window (newest first with ``LIMIT``, tombstones and an
-   excluded author filtered before the limit), whether older selectable messages
-   remain, which candidates were delivered to the resumed session as follow-ups, and
-   the fact bundle of the actor and every candidate author on the run's channel
-   (computed once, returned on the trigger's row).
+   excluded author filtered before the limit, each within a ``thread_seq`` range
+   bounded from its anchor by :mod:`repositories.windows`, so any cached plan reads
+   only that range), whether older selectable messages remain, which candidates were
+   delivered to the resumed session as follow-ups, and the fact bundle of the actor
+   and every candidate author on the run's channel (computed once, returned on the
+   trigger's row).
 
 Both load one run and the threads it names, whose visibility ``run.context.read``
 decides (or has decided): the "resource already checked" exception of the
