@@ -389,13 +389,15 @@ class Thread(Base):
 
     ``channel_id`` is the current channel. After a move ``parent_message_id`` keeps
     pointing into the source channel, which is how the run context knows not to pull
-    that channel's history.
+    that channel's history. ``last_seq`` is kept by triggers on ``messages`` (see the
+    migration ``0005_read_bounds``); nothing in Python writes it.
     """
 
     __tablename__ = "threads"
     __table_args__ = (
         _one_of("kind", THREAD_KINDS),
         CheckConstraint("kind <> 'main' OR parent_message_id IS NULL", name="main_has_no_parent"),
+        CheckConstraint("last_seq >= 0", name="last_seq_not_negative"),
         Index("ix_threads_channel_id", "channel_id"),
         Index(
             "ux_threads_one_main_per_channel",
@@ -419,6 +421,10 @@ class Thread(Base):
         ForeignKey("messages.id", use_alter=True)
     )
     operator_agent_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("principals.id"))
+    # The highest thread_seq of the thread's messages (0: none), raised by triggers on
+    # messages (migration 0005_read_bounds): the anchor of a listing's first page and of
+    # the next post, so neither aggregates over the thread.
+    last_seq: Mapped[int] = mapped_column(BigInteger, server_default=text("0"))
     created_at: Mapped[datetime] = _created_at()
 
 

@@ -7,10 +7,12 @@
    and the run's channel, which ``run.context.read`` is decided on.
 2. :meth:`RunContextRepository.candidates` reads the triggering message, the thread
    window and the channel window (newest first with ``LIMIT``, tombstones and an
-   excluded author filtered before the limit), whether older selectable messages
-   remain, which candidates were delivered to the resumed session as follow-ups, and
-   the fact bundle of the actor and every candidate author on the run's channel
-   (computed once, returned on the trigger's row).
+   excluded author filtered before the limit, each within a ``thread_seq`` range
+   bounded from its anchor by :mod:`repositories.windows`, so any cached plan reads
+   only that range), whether older selectable messages remain, which candidates were
+   delivered to the resumed session as follow-ups, and the fact bundle of the actor
+   and every candidate author on the run's channel (computed once, returned on the
+   trigger's row).
 
 Both load one run and the threads it names, whose visibility ``run.context.read``
 decides (or has decided): the "resource already checked" exception of the
@@ -41,6 +43,7 @@ from app.policy.inputs import FactBundle
 from repositories.facts import as_bundle, bundle_sql
 from repositories.messages import MESSAGE_COLUMNS, message_reader
 from repositories.prepared import PreparedStatement
+from repositories.windows import reach_cte, reach_found, reach_low
 
 __all__ = ["CandidateRows", "LoadedRun", "RunContextRepository"]
 
@@ -143,38 +146,40 @@ _LOAD = PreparedStatement(
 )
 
 # Selectable in a window: not a tombstone and not by the excluded author. One fragment
-# for both windows and both EXISTS checks, so the limit and has_older count exactly
-# the same messages.
+# for the windows and for what bounds them, so the limit and has_older count exactly
+# the same messages (seed 000 rulings 7 and 8: tombstones and the excluded author count
+# towards no limit).
 _SELECTABLE = (
     "{m}.deleted_at IS NULL AND (CAST(:{w}_exclude AS uuid) IS NULL "
     "OR {m}.author_principal_id <> CAST(:{w}_exclude AS uuid))"
 )
 
 
+def _reach(w: str) -> str:
+    """The lower bound of window ``w`` (:func:`repositories.windows.reach_cte`)."""
+    return reach_cte(
+        f"{w}_reach",
+        thread=f"CAST(:{w}_thread AS uuid)",
+        after=f"CAST(:{w}_after AS bigint)",
+        before=f"CAST(:{w}_before AS bigint)",
+        limit=f"CAST(:{w}_limit AS bigint)",
+        counted=_SELECTABLE.format(m="o", w=w),
+    )
+
+
 def _window(w: str) -> str:
-    """The newest selectable messages strictly between the bounds of window ``w``.
+    """The newest selectable messages of window ``w``, within its bounded range.
 
     Whole rows, so the index scan that finds them also reads them: no second lookup.
     """
     return f"""
       SELECT m.* FROM messages m
       WHERE m.thread_id = CAST(:{w}_thread AS uuid)
-        AND m.thread_seq > CAST(:{w}_after AS bigint)
+        AND m.thread_seq >= {reach_low(f"{w}_reach")}
         AND m.thread_seq < CAST(:{w}_before AS bigint)
         AND {_SELECTABLE.format(m="m", w=w)}
       ORDER BY m.thread_seq DESC
       LIMIT CAST(:{w}_limit AS bigint)"""
-
-
-def _has_older(w: str) -> str:
-    """Whether selectable messages of window w remain below its oldest selected one."""
-    return f"""EXISTS (
-      SELECT 1 FROM messages o
-      WHERE o.thread_id = CAST(:{w}_thread AS uuid)
-        AND o.thread_seq > CAST(:{w}_after AS bigint)
-        AND o.thread_seq < COALESCE((SELECT min(thread_seq) FROM {w}),
-                                    CAST(:{w}_before AS bigint))
-        AND {_SELECTABLE.format(m="o", w=w)})"""
 
 
 # The facts of the actor and of every candidate author on the run's channel: an
@@ -188,7 +193,8 @@ _AUTHOR_FACTS = bundle_sql(
 _CANDIDATES = PreparedStatement(
     "run_context_candidates",
     f"""
-    WITH tw AS ({_window("tw")}
+    WITH RECURSIVE {_reach("tw")}, {_reach("cw")},
+    tw AS ({_window("tw")}
     ), cw AS ({_window("cw")}
     ), m AS (
       SELECT 'trigger' AS part, m.* FROM messages m WHERE m.id = CAST(:trigger_id AS uuid)
@@ -200,7 +206,7 @@ _CANDIDATES = PreparedStatement(
                    WHERE f.message_id = m.id
                      AND fr.agent_session_id = CAST(:session_id AS uuid)
                      AND f.state IN ('delivered', 'absorbed')) AS delivered_to_session,
-           (SELECT {_has_older("tw")}) AS thread_has_older,
+           {reach_found("tw_reach")} > CAST(:tw_limit AS bigint) AS thread_has_older,
            CASE WHEN m.part = 'trigger' THEN {_AUTHOR_FACTS} END AS facts
     FROM m
     JOIN threads t ON t.id = m.thread_id

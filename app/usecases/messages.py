@@ -123,7 +123,7 @@ class ListMessages:
                 if position is None or position[0] != thread.id:
                     raise NotFound()
                 before_seq = position[1]
-            page = messages.page(thread.id, before_seq, limit)
+            page = messages.page(thread, before_seq, limit)
         return {"items": [message_view(m) for m in page.items], "has_more": page.has_older}
 
 
@@ -163,8 +163,13 @@ class PostMessage:
                 existing = messages.by_request_id(actor.id, client_request_id)
                 if existing is not None:
                     return _replay(messages, existing, channel_id, body)
-            thread = _target_thread(messages, channel_id, body.get("parent_message_id"))
-            messages.lock_thread(thread.id)
+            parent_message_id = body.get("parent_message_id")
+            if parent_message_id is None:
+                # The common case in one statement: find and lock the main thread.
+                thread = messages.lock_main_thread(channel_id) or _main_thread(messages, channel_id)
+            else:
+                thread = _target_thread(messages, channel_id, parent_message_id)
+                messages.lock_thread(thread.id)
             reply_to = body.get("reply_to_message_id")
             if reply_to is not None:
                 target = messages.by_ids([reply_to]).get(reply_to)
@@ -177,7 +182,7 @@ class PostMessage:
                         "reply_to_message_id does not lie in the target thread.",
                         [{"path": "body/reply_to_message_id", "message": "not in this thread"}],
                     )
-            message_id = messages.insert(
+            stored = messages.insert(
                 thread_id=thread.id,
                 author_id=actor.id,
                 origin=_ORIGIN_BY_KIND[actor.kind],
@@ -185,13 +190,12 @@ class PostMessage:
                 reply_to_message_id=reply_to,
                 client_request_id=client_request_id,
             )
-            if message_id is None:
+            if stored is None:
                 # A concurrent post with the same client_request_id won the race.
                 existing = messages.by_request_id(actor.id, str(client_request_id))
                 if existing is None:
                     raise InternalError()
                 return _replay(messages, existing, channel_id, body)
-            stored = messages.by_ids([message_id])[message_id]
             uow.commit()
         return PostResult(message_view(stored), True)
 

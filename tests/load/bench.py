@@ -7,28 +7,32 @@ Ctrl-C. What it does, in order:
 
 1. Starts a throwaway PostgreSQL cluster and the real OPA (``.bin/opa`` serving
    ``policies/``), the same way the integration tests do, migrates a database and
-   loads a generated world: the seed world's shape (space ``support`` with channel
+   loads a generated world through the product's loader (``load_world_data``, what
+   ``python -m app world load`` runs, its ANALYZE included; the harness analyses
+   nothing itself): the seed world's shape (space ``support`` with channel
    ``general`` operated by agent ``lotse``; ``alex`` trigger on the space, ``sam``
-   trigger on the channel, ``writer`` write only) with three threads of 10, 100 and
-   1,000 earlier messages before the triggering message by ``alex``, each with a run
-   of ``lotse``. Contents vary in length (a few exceed
-   ``agent.context_message_max_bytes`` and are cut) and contain multi-byte characters.
-2. Measures, in-process and once per thread size, the OPA round trips and SQL
-   statements one request costs (the app's own counters), and the statements
-   PostgreSQL actually received (``log_statement = all``, so transaction and session
-   statements count too). It records the inputs the app sends to OPA, so the bare OPA
-   decisions below use realistic input from the same world.
-3. Starts the app with ``python -m app serve`` in a separate process (one uvicorn
-   worker, rate limits off, log level WARNING), so that the load generator does not
-   compete with the server for one GIL, warms it up and measures getRunContext for
-   each thread size at concurrency 1 and 8 (threads with one keep-alive
-   ``requests.Session`` each), then a bare OPA ``authz/decision`` and a bare
-   ``runcontext/evaluate`` (the second, batched call for the 1,000 case) over HTTP
-   with the same client.
-4. Profiles the slowest case (1,000 messages at concurrency 1) in-process with
+   trigger on the channel, ``writer`` write only) with threads of 10, 100, 1,000 and
+   100,000 earlier messages before the triggering message by ``alex``, each with a
+   run of ``lotse``, and what the hot operations need (``tests/load/operations.py``).
+   Contents vary in length (a few exceed ``agent.context_message_max_bytes`` and are
+   cut) and contain multi-byte characters.
+2. Starts the app with ``python -m app serve`` in a separate process (rate limits
+   off, log level WARNING), so that the load generator does not compete with the
+   server for one GIL, and measures getRunContext on the 100,000 thread right after
+   the load, before anything else has read.
+3. Measures, in-process, the OPA round trips and SQL statements one request costs
+   (the app's own counters) per thread size and per hot operation, and the statements
+   PostgreSQL actually received. It records the inputs the app sends to OPA, so the
+   bare OPA decisions below use realistic input from the same world.
+4. Measures getRunContext for each thread size at concurrency 1 and 8 (threads with
+   one keep-alive ``requests.Session`` each), a bare OPA ``authz/decision`` and
+   ``runcontext/evaluate`` over HTTP with the same client, the trivial policy on its
+   own OPA (``tests/load/trivial.py``), every hot operation, the interleaved reading
+   and the I/O floor.
+5. Profiles the reference case (100 messages at concurrency 1) in-process with
    cProfile: the ASGI app is driven directly on one thread (sync handlers are run
    inline instead of in the thread pool, so one profiler sees the whole request).
-5. Prints the tables and writes ``docs/benchmarks.md``.
+6. Prints the tables and writes ``docs/benchmarks.md``.
 
 A separate part, ``tests/load/overhead.py`` (issue 12), then measures what metrics and
 tracing cost getRunContext and appends its section at the end of the report; another,
@@ -45,6 +49,7 @@ import cProfile
 import datetime as dt
 import functools
 import io
+import itertools
 import json
 import os
 import platform
@@ -71,9 +76,11 @@ from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
+from app.world import load_world_data
 from repositories.migrate import upgrade
-from tests.load import floor, overhead, provenance, ratelimit
+from tests.load import floor, operations, overhead, provenance, ratelimit
 from tests.load.interleave import interleaved_rounds
+from tests.load.trivial import TRIVIAL_INPUT, TRIVIAL_PATH, opa_process, trivial_opa
 from tests.support.services import (
     REPO_ROOT,
     AppProcess,
@@ -83,14 +90,14 @@ from tests.support.services import (
     free_port,
     run_sql,
 )
-from tests.support.world import load
 
 SIZES = (10, 100, 1000, 100_000)
 # The case the targets are stated for: 100 earlier messages, a full window of 50 thread
 # and 50 channel elements. Its second OPA input is the bare runcontext/evaluate input.
 REFERENCE = 100
-# Threads up to this size come from the world file; the larger ones are grown in SQL.
-WORLD_LIMIT = 1000
+# Threads up to this size get generated contents; larger ones repeat the largest of
+# them. Every thread is in the world, loaded through the product's loader.
+GENERATED = 1000
 CONCURRENCIES = (1, 8)
 AGENT_TOKEN = "tok-lotse"
 DATABASE = "bench"
@@ -98,16 +105,26 @@ DECISION_PATH = "authz/decision"
 EVALUATE_PATH = "runcontext/evaluate"
 REQUEST_TIMEOUT = 10.0
 COUNTED_REQUESTS = 9
+# Every rate-limit class is off: the benchmark measures the work, not the limiter.
+RATE_CLASSES = ("agent_runtime", "chat", "admin", "authz", "session_context", "runner")
 OUTPUT = REPO_ROOT / "docs" / "benchmarks.md"
 FLASK_NAME = "getRunContext, FlaskApp"
 INTERLEAVED_CONTEXT = "getRunContext, interleaved"
 INTERLEAVED_BARE = "bare OPA authz/decision, interleaved"
+INTERLEAVED_TRIVIAL = "trivial policy on its own OPA, interleaved"
+INTERLEAVED_LARGEST = f"getRunContext {max(SIZES)}, interleaved"
+TRIVIAL = "trivial policy on its own OPA"
+RIGHT_AFTER_LOAD = "getRunContext, right after the load"
 # The same statements and OPA calls on raw drivers (tests/load/floor.py), interleaved
 # with the bare decision.
 FLOOR = "I/O floor: its statements and OPA calls on raw drivers, interleaved"
 FLOOR_BARE = "bare OPA authz/decision, interleaved with the floor"
 # Each interleaved case beside the bare decision of its own rounds.
-INTERLEAVED_PAIRS = {INTERLEAVED_CONTEXT: INTERLEAVED_BARE, FLOOR: FLOOR_BARE}
+INTERLEAVED_PAIRS = {
+    INTERLEAVED_CONTEXT: INTERLEAVED_BARE,
+    INTERLEAVED_LARGEST: INTERLEAVED_BARE,
+    FLOOR: FLOOR_BARE,
+}
 
 # Words for generated contents: plain, Markdown and multi-byte (2, 3 and 4 UTF-8 bytes).
 _WORDS = (
@@ -206,8 +223,7 @@ def _message(rng: random.Random, author: str | None = None) -> dict[str, Any]:
 def bench_world(seed: int = 20250101) -> dict[str, Any]:
     """The benchmark world: the seed world's shape with threads of 10 to 100,000 messages.
 
-    Threads larger than :data:`WORLD_LIMIT` hold only their triggering message here;
-    :func:`grow_threads` fills them in SQL.
+    What the hot operations need is added by :func:`tests.load.operations.add_to_world`.
 
     The channel's main thread holds 60 messages and then the three threads' parent
     messages, so every thread gets the same channel context (the backfill limit's
@@ -222,8 +238,20 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
     threads: list[dict[str, Any]] = []
     sessions: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
+    generated: list[dict[str, Any]] = []
     for size in SIZES:
-        messages = [_message(rng) for _ in range(size if size <= WORLD_LIMIT else 0)]
+        if size <= GENERATED:
+            messages = [_message(rng) for _ in range(size)]
+            generated = list(messages)
+        else:
+            # Larger threads repeat the largest generated one (fresh dicts: the loader
+            # annotates them), which keeps the world's generation quick.
+            messages = [
+                {**m, "attachments": [dict(a) for a in m["attachments"]]}
+                if "attachments" in m
+                else dict(m)
+                for m in itertools.islice(itertools.cycle(generated), size)
+            ]
         messages.append(
             {
                 "key": f"trigger{size}",
@@ -261,7 +289,7 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
                 "state": "running",
             }
         )
-    return {
+    world: dict[str, Any] = {
         "people": [
             {
                 "handle": "robin",
@@ -328,46 +356,8 @@ def bench_world(seed: int = 20250101) -> dict[str, Any]:
         "sessions": sessions,
         "runs": runs,
     }
-
-
-def grow_threads(database_url: str, ids: dict[str, str]) -> None:
-    """Fill the threads larger than :data:`WORLD_LIMIT` in SQL, then analyse the tables.
-
-    Each grown thread gets ``size`` earlier messages copied in turn from the
-    :data:`WORLD_LIMIT` thread (contents, authors and attachments included), and its
-    triggering message moves behind them; loading them through the world file would
-    take minutes.
-    """
-    source = ids[f"t{WORLD_LIMIT}"]
-    for size in SIZES:
-        if size <= WORLD_LIMIT:
-            continue
-        thread, trigger = ids[f"t{size}"], ids[f"trigger{size}"]
-        run_sql(
-            database_url,
-            f"UPDATE messages SET thread_seq = {size + 1} WHERE id = '{trigger}'",
-            f"""
-            INSERT INTO messages (thread_id, thread_seq, author_principal_id, origin, kind,
-                                  content_md, created_at)
-            SELECT '{thread}', g, s.author_principal_id, s.origin, s.kind, s.content_md,
-                   now() - interval '1 day' + g * interval '1 millisecond'
-            FROM generate_series(1, {size}) g
-            JOIN messages s ON s.thread_id = '{source}'
-             AND s.thread_seq = (g - 1) % {WORLD_LIMIT} + 1
-            """,
-            f"""
-            INSERT INTO attachments (message_id, position, file_id, original_name, mime_type,
-                                     size_bytes, scan_status)
-            SELECT m.id, a.position, gen_random_uuid(), a.original_name, a.mime_type,
-                   a.size_bytes, a.scan_status
-            FROM messages m
-            JOIN messages s ON s.thread_id = '{source}'
-             AND s.thread_seq = (m.thread_seq - 1) % {WORLD_LIMIT} + 1
-            JOIN attachments a ON a.message_id = s.id
-            WHERE m.thread_id = '{thread}' AND m.thread_seq <= {size}
-            """,
-        )
-    run_sql(database_url, "VACUUM ANALYZE")
+    operations.add_to_world(world)
+    return world
 
 
 # ---------------------------------------------------------------------------- machine
@@ -634,12 +624,46 @@ def opa_call(
 # ------------------------------------------------------------------------- processes
 
 
-def prepare_database(cluster: PostgresCluster, name: str = DATABASE) -> tuple[str, dict[str, str]]:
-    """Create and migrate database ``name`` and load :func:`bench_world`; URL and ids."""
+# The tables a world fills, kept from autovacuum by --without-statistics.
+_LOADED_TABLES = ("messages", "attachments", "threads", "runs", "principals", "api_tokens")
+
+
+def prepare_database(
+    cluster: PostgresCluster, name: str = DATABASE, *, statistics: bool = True
+) -> tuple[str, dict[str, str]]:
+    """Create and migrate database ``name`` and load :func:`bench_world` through the
+    product's loader (what ``python -m app world load`` runs after parsing the file,
+    its ANALYZE included; nothing else analyses or vacuums); URL and ids.
+
+    Without ``statistics`` the loader's ANALYZE is skipped and autovacuum is off for
+    the loaded tables: the state between a bulk load and the first statistics, kept
+    (``--without-statistics``; issue 22).
+    """
     run_sql(cluster.admin_url, f'CREATE DATABASE "{name}"')
     database_url = cluster.url(name)
     upgrade(database_url)
-    return database_url, load(database_url, bench_world())
+    if not statistics:
+        run_sql(
+            database_url,
+            *(f"ALTER TABLE {table} SET (autovacuum_enabled = off)" for table in _LOADED_TABLES),
+        )
+    return database_url, load_world_data(database_url, bench_world(), analyze=statistics)
+
+
+def statistics_after_load(database_url: str) -> str:
+    """What the planner knows of ``messages`` now (rows estimated, last (auto)analyse)."""
+    rows = run_sql(
+        database_url,
+        "SELECT c.reltuples::bigint, s.n_live_tup, s.last_analyze IS NOT NULL, "
+        "s.last_autoanalyze IS NOT NULL FROM pg_class c "
+        "JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.relname = 'messages'",
+    )
+    estimated, live, analysed, autoanalysed = rows[0]
+    return (
+        f"`messages`: {live:,} rows, the planner's estimate {estimated:,}; "
+        f"analysed by the loader: {'yes' if analysed else 'no'}, by autovacuum: "
+        f"{'yes' if autoanalysed else 'no'}"
+    )
 
 
 @contextlib.contextmanager
@@ -653,7 +677,7 @@ def app_process(
             "DATABASE_URL": database_url,
             "OPA_URL": opa_url,
             "LOG_LEVEL": "WARNING",
-            "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
+            **{f"RATE_LIMIT_{name.upper()}_PER_MINUTE": "0" for name in RATE_CLASSES},
             "PYTHONUNBUFFERED": "1",
         }
     )
@@ -675,46 +699,11 @@ def app_process(
 @contextlib.contextmanager
 def opa_without_decision_logs() -> Iterator[str]:
     """A second OPA on the same policies with decision logs off; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(REPO_ROOT / ".bin" / "opa"),
-            "run",
-            "--server",
-            "--addr",
-            f"127.0.0.1:{port}",
-            "--log-level",
-            "error",
-            "--ignore",
-            "*_test.rego",
-            str(REPO_ROOT / "policies"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    probe = _session()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise BenchError("the second OPA exited")
-            with contextlib.suppress(requests.RequestException):
-                if probe.get(f"{url}/health", timeout=0.5).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise BenchError("the second OPA did not become healthy")
-            time.sleep(0.05)
-        yield url
-    finally:
-        probe.close()
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        with opa_process(REPO_ROOT / "policies") as url:
+            yield url
+    except RuntimeError as exc:
+        raise BenchError(str(exc)) from exc
 
 
 @contextlib.contextmanager
@@ -1379,6 +1368,7 @@ class Target:
     measured: float
     limit: float
     at_least: bool = False
+    unit: str = "x"
 
     @property
     def met(self) -> bool:
@@ -1441,14 +1431,142 @@ def targets(results: list[Result], opa_by_c: dict[int, Result]) -> list[Target]:
     return found
 
 
+HotOperations = tuple[
+    list[Result], dict[str, tuple[float, float]], dict[int, Result], dict[str, list[Result]]
+]
+
+
+def _interleaved_ratios(rounds: list[Result] | None) -> tuple[float, float] | None:
+    """(op / bare decision, op / trivial policy) p50 ratios of one interleaved block."""
+    if not rounds:
+        return None
+    op, bare, trivial = (r.percentile(50) for r in rounds)
+    return op / bare, op / trivial
+
+
+def operations_table(
+    results: list[Result],
+    costs: dict[str, tuple[float, float]],
+    trivial_by_c: dict[int, Result],
+    interleaved: dict[str, list[Result]],
+    opa_by_c: dict[int, Result],
+) -> str:
+    """Every hot operation: percentiles, ratios to both floors, round trips."""
+    lines = [
+        "| operation | concurrency | requests | p50 ms | p99 ms | req/s "
+        "| p50 / bare `authz/decision` p50 | p50 / trivial policy p50 "
+        "| interleaved: / `authz/decision` | interleaved: / trivial policy "
+        "| OPA round trips | SQL statements |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for result in results:
+        bare, trivial = opa_by_c[result.concurrency], trivial_by_c[result.concurrency]
+        opa_calls, statements = costs[result.name]
+        ratios = _interleaved_ratios(interleaved.get(result.name))
+        paired = (
+            f"{ratios[0]:.1f}x | {ratios[1]:.1f}x"
+            if ratios is not None and result.concurrency == 1
+            else " | "
+        )
+        lines.append(
+            f"| {result.name} | {result.concurrency} | {len(result.latencies_ms)}"
+            + (" (time cap)" if result.capped else "")
+            + f" | {_fmt(result.percentile(50))} | {_fmt(result.percentile(99))} "
+            f"| {result.rps:.0f} | {result.percentile(50) / bare.percentile(50):.1f}x "
+            f"| {result.percentile(50) / trivial.percentile(50):.1f}x | {paired} "
+            f"| {_calls(opa_calls)} | {_calls(statements)} |"
+        )
+    return "\n".join(lines)
+
+
+def issue22_targets(
+    results: list[Result],
+    op_results: list[Result],
+    op_costs: dict[str, tuple[float, float]],
+    trivial_by_c: dict[int, Result],
+    op_interleaved: dict[str, list[Result]],
+) -> list[Target]:
+    """The targets of issue 22, computed from this run (c=1 unless said otherwise)."""
+    ctx = {(r.size, r.concurrency): r for r in results if r.name == "getRunContext"}
+    by_name = {r.name: r for r in results}
+    bare = next(r for r in results if r.name == "bare OPA authz/decision" and r.concurrency == 1)
+    ops = {r.name: r for r in op_results if r.concurrency == 1}
+    largest = max(SIZES)
+    found = [
+        Target(
+            f"getRunContext p50 at {largest:,} / p50 at {REFERENCE} earlier messages "
+            "(the product's own load, no extra ANALYZE)",
+            ctx[(largest, 1)].percentile(50) / ctx[(REFERENCE, 1)].percentile(50),
+            1.1,
+        ),
+        Target(
+            f"{RIGHT_AFTER_LOAD}: p50 at {largest:,} / p50 at {REFERENCE} (later)",
+            by_name[RIGHT_AFTER_LOAD].percentile(50) / ctx[(REFERENCE, 1)].percentile(50),
+            1.1,
+        ),
+    ]
+    if INTERLEAVED_LARGEST in by_name:
+        found.append(
+            Target(
+                f"the same, interleaved request by request: {largest:,} / {REFERENCE} (p50)",
+                by_name[INTERLEAVED_LARGEST].percentile(50)
+                / by_name[INTERLEAVED_CONTEXT].percentile(50),
+                1.1,
+            )
+        )
+    if INTERLEAVED_CONTEXT in by_name:
+        interleaved = by_name[INTERLEAVED_CONTEXT].percentile(50)
+        found += [
+            Target(
+                f"interleaved getRunContext ({REFERENCE}) / `authz/decision` (p50)",
+                interleaved / by_name[INTERLEAVED_BARE].percentile(50),
+                6.0,
+            ),
+            Target(
+                f"interleaved getRunContext ({REFERENCE}) / trivial policy on its own OPA (p50)",
+                interleaved / by_name[INTERLEAVED_TRIVIAL].percentile(50),
+                10.0,
+            ),
+        ]
+    for name, limit in (
+        ("list messages, first page", 4.0),
+        ("list messages, deep before_message_id page", 4.0),
+        ("post a message, new", 5.0),
+        ("post a message, replayed", 5.0),
+    ):
+        if name in ops:
+            found.append(
+                Target(
+                    f"{name} p50 / `authz/decision` p50 (one after the other)",
+                    ops[name].percentile(50) / bare.percentile(50),
+                    limit,
+                )
+            )
+        ratios = _interleaved_ratios(op_interleaved.get(name))
+        if ratios is not None:
+            found.append(Target(f"{name}, interleaved / `authz/decision` (p50)", ratios[0], limit))
+    for name in operations.DENIED:
+        if name in op_costs:
+            opa_calls, statements = op_costs[name]
+            found += [
+                Target(f"{name}: OPA round trips", opa_calls, 1.0, unit=""),
+                Target(f"{name}: SQL statements", statements, 2.0, unit=""),
+            ]
+    return found
+
+
 def targets_table(found: list[Target]) -> str:
     """Each target with its measured value."""
     lines = ["| target | measured | limit | met |", "| --- | ---: | ---: | --- |"]
     for target in found:
         bound = ">=" if target.at_least else "<="
+        measured = f"{target.measured:.2f}{target.unit}" if target.unit else _calls(target.measured)
+        verdict = "yes"
+        if not target.met:
+            over = target.measured - target.limit
+            verdict = f"NO ({over:+.2f}{target.unit} over)" if target.unit else f"NO ({over:+g})"
         lines.append(
-            f"| {target.name} | {target.measured:.2f}x | {bound} {target.limit:g}x "
-            f"| {'yes' if target.met else 'NO'} |"
+            f"| {target.name} | {measured} | {bound} {target.limit:g}{target.unit} | {verdict} |"
         )
     return "\n".join(lines)
 
@@ -1592,6 +1710,7 @@ def render(
     timers: list[OpaTimers],
     profile: Profile | None,
     seconds: float,
+    hot: HotOperations | None = None,
 ) -> str:
     """The whole ``docs/benchmarks.md``."""
     machine_lines = "\n".join(f"* {name}: {value}" for name, value in facts.items())
@@ -1619,10 +1738,25 @@ def render(
         "channel context wanted, own messages included; lotse has no read grant, so the "
         "run's own reach decides what it reads). Contents vary from 20 characters to 24 KB "
         "(about 1% are cut at `agent.context_message_max_bytes`) and contain 2-, 3- and "
-        "4-byte UTF-8 characters; about 5% carry an attachment. The 100,000 thread repeats "
-        "the 1,000 thread's messages (grown in SQL). The channel sets no "
+        "4-byte UTF-8 characters; about 5% carry an attachment; the 100,000 thread repeats "
+        "the 1,000 thread's messages. The whole world, the 100,000 thread included, is "
+        "loaded through the product's loader "
+        "(`app.world.load_world_data`, what `python -m app world load` runs: COPY, then "
+        "ANALYZE of what it filled"
+        + (
+            "; this run with `--without-statistics`: no ANALYZE and autovacuum off for the "
+            "loaded tables, so the planner never had statistics"
+            if args.without_statistics
+            else ""
+        )
+        + "); the harness runs no VACUUM or ANALYZE of its own "
+        "(the statistics the planner had are under Machine). The channel sets no "
         "backfill limit, so `channel.history_backfill_limit_default` (50) applies, and 60 "
         "main-thread messages precede the threads' parent messages.",
+        f"* Right after the load: the app process starts and its first case is "
+        f"getRunContext on the {max(SIZES):,} thread ({args.warmup} warm-up requests, then "
+        f"{args.requests_c1} at concurrency 1), so its connections prepare and plan their "
+        "statements with whatever statistics the load left.",
         "* The app runs as `python -m app serve` in its own process (Connexion `AsyncApp`, "
         f"`server.workers` at its default: {worker_count(load_settings(environ={}))} uvicorn "
         "workers on this machine, rate limits off, log level WARNING). The client is this "
@@ -1643,9 +1777,12 @@ def render(
         "divides getRunContext's p50 by the bare `authz/decision` p50 at the same "
         "concurrency.",
         f"* Interleaved: {args.interleaved_rounds} rounds on one thread, each calling "
-        f"getRunContext ({REFERENCE} case) and the bare `authz/decision` once, in a shuffled "
-        "order, each on its own keep-alive session. The cases above run one after the other "
-        "and each meets the load the shared host has at its moment; interleaved, both meet "
+        f"getRunContext ({REFERENCE} case), getRunContext ({max(SIZES):,} case), the bare "
+        "`authz/decision` and the trivial policy once, in a shuffled "
+        "order, each on its own keep-alive session. Each hot operation likewise, "
+        f"{args.operation_rounds} rounds with the bare decision and the trivial policy. "
+        "The cases above run one after the other and each meets the load the shared host "
+        "has at its moment; interleaved, all meet "
         "the same moments, so their ratio does not move with that load. Its req/s is one "
         "over the mean latency.",
         "* I/O floor (`tests/load/floor.py`): a fresh app serves two reads of the "
@@ -1668,8 +1805,23 @@ def render(
             "Starlette responses converted to Flask responses), served the same way; "
             f"measured on the {REFERENCE} case only."
         )
+    if hot is not None:
+        parts.append(
+            "* Hot operations (`tests/load/operations.py`): each measured like getRunContext "
+            f"({args.warmup} warm-up requests, then concurrency 1 and 8), beside the bare "
+            "`authz/decision` and the trivial policy (`tests/load/trivial.py`: "
+            '`allow if input.user == "alex"` on a second OPA process, decision logs off, '
+            "the same client: the physical floor of one OPA round trip from Python). Their "
+            "OPA round trips and SQL statements are the app's counters over 6 requests "
+            "served in-process after one warm-up request."
+        )
     parts += [
         "",
+        *(
+            ["## Targets of issue 22", "", targets_table(issue22_targets(results, *hot)), ""]
+            if hot is not None
+            else []
+        ),
         "## Targets of the lean read path",
         "",
         targets_table(targets(results, opa_by_c)),
@@ -1678,6 +1830,11 @@ def render(
         "",
         results_table(results, opa_by_c),
         "",
+        *(
+            ["## Hot operations", "", operations_table(*hot, opa_by_c), ""]
+            if hot is not None
+            else []
+        ),
         "## Cost per request",
         "",
         costs_table(costs),
@@ -1749,7 +1906,18 @@ def _parser() -> argparse.ArgumentParser:
         help="rounds of getRunContext interleaved with a bare decision; 0 skips (default 600)",
     )
     parser.add_argument(
+        "--operation-rounds",
+        type=int,
+        default=200,
+        help="rounds of each hot operation interleaved with both floors; 0 skips (default 200)",
+    )
+    parser.add_argument(
         "--no-flask", action="store_true", help="skip the Connexion FlaskApp comparison"
+    )
+    parser.add_argument(
+        "--without-statistics",
+        action="store_true",
+        help="load without the loader's ANALYZE, autovacuum off for the loaded tables",
     )
     parser.add_argument(
         "--output",
@@ -1800,6 +1968,32 @@ def _measure_context(
     return results
 
 
+def _measure_operations(
+    base_url: str,
+    hot: list[operations.Operation],
+    args: argparse.Namespace,
+    floors: list[tuple[str, Callable[[requests.Session], None]]],
+) -> tuple[list[Result], dict[str, list[Result]]]:
+    """Each hot operation: warm-up, then concurrency 1 and 8 like the context cases, and
+    ``--operation-rounds`` rounds interleaved with the two floors (bare decision,
+    trivial policy), whose ratios do not move with the shared host's load."""
+    results: list[Result] = []
+    interleaved: dict[str, list[Result]] = {}
+    for op in hot:
+        call = operations.operation_call(base_url, op)
+        run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
+        for concurrency in CONCURRENCIES:
+            total = args.requests_c1 if concurrency == 1 else args.requests_c8
+            print(f"{op.name} c={concurrency} ...", file=sys.stderr)
+            results.append(run_load(op.name, None, call, total, concurrency, args.case_seconds))
+        if args.operation_rounds > 0:
+            print(f"{op.name}, interleaved ...", file=sys.stderr)
+            interleaved[op.name] = run_interleaved(
+                [(op.name, call), *floors], None, args.operation_rounds, args.case_seconds
+            )
+    return results, interleaved
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; returns the process exit code."""
     args = _parser().parse_args(argv)
@@ -1820,35 +2014,58 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
         stack.callback(opa.stop)
         opa.start()
-        database_url, ids = prepare_database(cluster)
-        grow_threads(database_url, ids)
+        print("loading the world through the product's loader ...", file=sys.stderr)
+        database_url, ids = prepare_database(cluster, statistics=not args.without_statistics)
+        facts["statistics after the load"] = statistics_after_load(database_url)
         runs = {size: ids[f"r{size}"] for size in SIZES}
-
-        print("counting round trips in-process ...", file=sys.stderr)
         settings: Settings = load_settings(environ={}).replace(
             **{
                 "database.url": database_url,
                 "opa.url": opa.url,
-                "rate_limit.agent_runtime.per_minute": 0,
+                **{f"rate_limit.{name}.per_minute": 0 for name in RATE_CLASSES},
             }
         )
-        local_app = create_app(settings)
-        stack.callback(local_app.services.close)
-        costs = measure_costs(local_app, cluster, runs)
-        inputs = costs[REFERENCE].inputs
-        timers = [
-            opa_timers(opa.url, path, inputs[path]) for path in (DECISION_PATH, EVALUATE_PATH)
-        ]
+        hot = operations.operations(ids, runs[REFERENCE])
 
         with app_process(database_url, opa.url) as base_url:
-            results = _measure_context(base_url, "getRunContext", runs, SIZES, args)
+            # First, before anything else has read: the largest thread right after the
+            # load, on connections whose statements are prepared (and planned) now.
+            print(f"{RIGHT_AFTER_LOAD} ...", file=sys.stderr)
+            after_load = context_call(base_url, runs[max(SIZES)])
+            run_load("warm-up", max(SIZES), after_load, args.warmup, 1, args.case_seconds)
+            results = [
+                run_load(
+                    RIGHT_AFTER_LOAD,
+                    max(SIZES),
+                    after_load,
+                    args.requests_c1,
+                    1,
+                    args.case_seconds,
+                )
+            ]
+
+            print("counting round trips in-process ...", file=sys.stderr)
+            local_app = create_app(settings)
+            stack.callback(local_app.services.close)
+            costs = measure_costs(local_app, cluster, runs)
+            with app_thread(local_app) as local_url:
+                op_costs = operations.count_costs(local_app, local_url, hot)
+            inputs = costs[REFERENCE].inputs
+            timers = [
+                opa_timers(opa.url, path, inputs[path]) for path in (DECISION_PATH, EVALUATE_PATH)
+            ]
+
+            results += _measure_context(base_url, "getRunContext", runs, SIZES, args)
             opa_by_c: dict[int, Result] = {}
+            trivial_by_c: dict[int, Result] = {}
+            trivial_url = stack.enter_context(trivial_opa())
             bare = (
-                ("bare OPA authz/decision", DECISION_PATH),
-                ("bare OPA runcontext/evaluate", EVALUATE_PATH),
+                ("bare OPA authz/decision", opa.url, DECISION_PATH, inputs[DECISION_PATH]),
+                ("bare OPA runcontext/evaluate", opa.url, EVALUATE_PATH, inputs[EVALUATE_PATH]),
+                (TRIVIAL, trivial_url, TRIVIAL_PATH, TRIVIAL_INPUT),
             )
-            for name, path in bare:
-                call = opa_call(opa.url, path, inputs[path])
+            for name, url, path, policy_input in bare:
+                call = opa_call(url, path, policy_input)
                 run_load("warm-up", None, call, args.warmup, 1, args.case_seconds)
                 for concurrency in CONCURRENCIES:
                     total = args.requests_c1 if concurrency == 1 else args.requests_c8
@@ -1864,17 +2081,28 @@ def main(argv: list[str] | None = None) -> int:
                     results.append(result)
                     if path == DECISION_PATH:
                         opa_by_c[concurrency] = result
+                    elif path == TRIVIAL_PATH:
+                        trivial_by_c[concurrency] = result
+            floors = [
+                (INTERLEAVED_BARE, opa_call(opa.url, DECISION_PATH, inputs[DECISION_PATH])),
+                (INTERLEAVED_TRIVIAL, opa_call(trivial_url, TRIVIAL_PATH, TRIVIAL_INPUT)),
+            ]
+            op_results, op_interleaved = _measure_operations(base_url, hot, args, floors)
             if args.interleaved_rounds > 0:
                 print(f"{INTERLEAVED_CONTEXT} ...", file=sys.stderr)
                 results += run_interleaved(
                     [
                         (INTERLEAVED_CONTEXT, context_call(base_url, runs[REFERENCE])),
-                        (INTERLEAVED_BARE, opa_call(opa.url, DECISION_PATH, inputs[DECISION_PATH])),
+                        (INTERLEAVED_LARGEST, context_call(base_url, runs[max(SIZES)])),
+                        *floors,
                     ],
                     REFERENCE,
                     args.interleaved_rounds,
                     args.case_seconds,
                 )
+                for result in results:
+                    if result.name == INTERLEAVED_LARGEST:
+                        result.size = max(SIZES)
                 print(f"{FLOOR} ...", file=sys.stderr)
                 results += run_floor(
                     settings,
@@ -1936,7 +2164,18 @@ def main(argv: list[str] | None = None) -> int:
 
     seconds = time.monotonic() - clock
     facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
-    report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
+    report = render(
+        started,
+        facts,
+        args,
+        results,
+        costs,
+        opa_by_c,
+        timers,
+        profile,
+        seconds,
+        hot=(op_results, op_costs, trivial_by_c, op_interleaved),
+    )
     report += rate_limit_section
     if revision_result is not None:
         report += "\n" + provenance.provenance_section(revision_result)

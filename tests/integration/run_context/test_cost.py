@@ -1,15 +1,18 @@
 """The cost of a context read does not grow with the thread (seed 000 note 3).
 
 A thread with 10 earlier messages and one with 1000 are read; both reads take exactly
-two OPA round trips (run.context.read, then the batch) and three SQL statements.
+two OPA round trips (run.context.read, then the batch) and three SQL statements. A
+denied read stops after the first decision (issue 22).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from tests.support.run_context_world import (
     GENERAL,
@@ -82,3 +85,55 @@ def test_reading_a_thread_of_1000_messages_costs_what_a_thread_of_10_costs(
     # Token lookup; run, surroundings and the actor's facts; trigger, windows,
     # follow-ups and the authors' facts.
     assert sql_short == sql_long == 3
+
+
+def _denied(rc: RunContextWorld, run_id: str, as_: str) -> tuple[int, int, int, list[Any]]:
+    sent: list[Any] = []
+    engines = (rc.service.app.services.engine, rc.service.app.services.read_engine)
+
+    def capture(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        sent.append(" ".join(statement.split())[:40])
+
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", capture)
+    opa_before, sql_before = rc.service.opa_calls, rc.service.sql_statements
+    try:
+        response = rc.service.client(f"tok-{as_}").get(f"/api/v1/runs/{run_id}/context")
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", capture)
+    return (
+        response.status_code,
+        rc.service.opa_calls - opa_before,
+        rc.service.sql_statements - sql_before,
+        sent,
+    )
+
+
+def test_a_denied_read_costs_one_opa_round_trip_and_reads_no_message(start_world: Start) -> None:
+    world = _world()
+    add_run(world, "r-ended", "long", "long-trig", state="succeeded")
+    rc = start_world(world)
+    rc.context("r-short")  # warm up connections and prepared statements
+    cases = (
+        (rc.id("r-long"), "alex", 403),  # a person asks
+        (rc.id("r-long"), "texter", 403),  # another agent that sees the channel
+        (rc.id("r-ended"), "lotse", 404),  # its own run, no longer active: the one 404
+    )
+    for run_id, as_, _status in cases:
+        _denied(rc, run_id, as_)
+
+    # One decision, then the denial's audit row. Statements: the token, the run with the
+    # actor's facts, the audit upsert (denials are audited, seed 000); no window is read.
+    for run_id, as_, status in cases:
+        code, opa_calls, statements, sent = _denied(rc, run_id, as_)
+        assert code == status
+        assert opa_calls == 1, as_
+        assert statements == 3, (as_, sent)
+        assert sent[0].startswith("EXECUTE token_holder")
+        assert sent[1].startswith("EXECUTE run_context_load")
+        assert sent[2].startswith("INSERT INTO audit_log")
+
+    # An unknown run: the same 404 without a decision (nothing to decide on).
+    code, opa_calls, statements, _sent = _denied(rc, str(uuid.uuid4()), "texter")
+    assert (code, opa_calls, statements) == (404, 0, 2)
