@@ -141,6 +141,7 @@ cleanup() {
 		say "stopping Redis (pid $REDIS_PID)"
 		kill -TERM "$REDIS_PID" 2>/dev/null || true
 		wait "$REDIS_PID" 2>/dev/null || true
+	fi
 	if [[ -n "$BUNDLE_SERVICE_PID" ]] && kill -0 "$BUNDLE_SERVICE_PID" 2>/dev/null; then
 		kill -TERM "$BUNDLE_SERVICE_PID" 2>/dev/null || true
 		wait "$BUNDLE_SERVICE_PID" 2>/dev/null || true
