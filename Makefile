@@ -34,7 +34,7 @@ BASE ?= HEAD
 POLICY_DIFF_ARGS ?=
 # The mutation gate of `make test`: a seeded sample of the policies' mutants
 # (`make policy-mutants` runs all of them). Extra arguments: POLICY_MUTANTS_ARGS.
-POLICY_MUTANTS_SAMPLE ?= 40
+POLICY_MUTANTS_SAMPLE ?= 80
 POLICY_MUTANTS_SEED ?= 20
 POLICY_MUTANTS_ARGS ?=
 POLICY_MUTANTS_REPORT := $(CURDIR)/.data/policy-mutants
@@ -179,7 +179,7 @@ policy-diff-check: tools venv ## replay the recorded corpus on two servers of th
 # `+` lines only, and sets itself up in the recipe (question mode runs no other
 # target's recipe); a failing set-up exits 2. Only when it is the sole goal.
 ifeq ($(MAKECMDGOALS),policy-diff)
-MAKEFLAGS += q
+MAKEFLAGS += -q
 endif
 
 policy-diff: ## every decision the policies' change since BASE flips (BASE=<git rev>, default HEAD); exits 0/1/2 like the tool

@@ -226,22 +226,27 @@ def _doc(args: argparse.Namespace) -> int:
 
 
 def _mutants(args: argparse.Namespace) -> int:
+    from app.policy.gateway import ENTRYPOINTS
     from policydiff.mutants import enumerate_mutants, read_equivalents, sample
     from policydiff.mutation import MutantResult, Options, gate_failures, run_mutants
     from policydiff.mutation_report import render
-    from policydiff.rego import parse_modules, vocabulary
+    from policydiff.rego import parse_modules, reachable, vocabulary
     from policydiff.scratch import data_files
 
     policies: Path = args.policies.resolve()
     modules = parse_modules(policies, binary=OPA)
     everything = enumerate_mutants(modules, vocabulary(modules, data_files(policies)))
-    chosen = [m for m in everything if not args.only or any(t in m.id for t in args.only)]
+    # Mutants of rules no entry point reads cannot change an answer: not run.
+    read = reachable(modules, ENTRYPOINTS)
+    packages = {module.path: module.package_name for module in modules}
+    live = [m for m in everything if f"{packages[m.file]}.{m.rule}" in read]
+    chosen = [m for m in live if not args.only or any(t in m.id for t in args.only)]
     if args.sample is not None:
         chosen = sample(chosen, args.sample, args.sample_seed)
+    equivalents = read_equivalents(args.equivalents)
     if args.list:
         sys.stdout.write("".join(f"{mutant.id}\n" for mutant in chosen))
         return OK
-    equivalents = read_equivalents(args.equivalents)
     records = _corpus(args.corpus or ["generated"], policies, args.seed)
 
     def progress(done: int, total: int, result: MutantResult) -> None:
@@ -259,6 +264,7 @@ def _mutants(args: argparse.Namespace) -> int:
         binary=OPA,
         equivalents=equivalents,
         total=len(everything),
+        unread=len(everything) - len(live),
         options=Options(
             jobs=args.jobs,
             replay_equivalents=args.sample is None or args.replay_equivalents,

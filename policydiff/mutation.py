@@ -24,8 +24,11 @@ Cost is kept down three ways, all without changing an answer:
 
 The gate of ``make test`` (:func:`gate_failures`): every mutant the tests kill is
 reported by the diff, and every mutant the tests do not kill is listed, with its
-reason, as equivalent (``policydiff/equivalent-mutants.yaml``); a listed mutant that
-the tests kill or the diff reports is not equivalent, and fails the gate too.
+reason, as equivalent (``policydiff/equivalent-mutants.yaml``). Listed means "no
+decision tells it apart": a listed mutant may still be killed by a test that pins
+the value it changes (a level constant), but one the diff reports is not
+equivalent, and fails the gate. Mutants of rules no entry point reads are not run
+(:func:`policydiff.rego.reachable`): no answer of the service can show them.
 """
 
 from __future__ import annotations
@@ -101,16 +104,21 @@ class MutantResult:
 
     @property
     def category(self) -> str:
-        """``invalid`` or one of :data:`CATEGORIES`."""
+        """``invalid`` or one of :data:`CATEGORIES`.
+
+        A listed mutant (:attr:`equivalent`) that the diff does not report is
+        ``equivalent`` whether the tests kill it or not: no decision tells it apart,
+        though a test may pin the value it changes (a constant, a closed list).
+        """
         if self.invalid is not None:
             return "invalid"
         if self.killed and self.reported:
             return "killed and reported"
-        if self.killed:
-            return "corpus gap"
         if self.reported:
             return "test gap"
-        return "equivalent" if self.equivalent is not None else "survivor"
+        if self.equivalent is not None:
+            return "equivalent"
+        return "corpus gap" if self.killed else "survivor"
 
 
 @dataclass
@@ -120,6 +128,8 @@ class MutationReport:
     Attributes:
         policies: the policies folder mutated.
         mutants: how many mutants the policies have in all.
+        unread: how many of them are in rules no entry point reads (not run: no
+            answer of the service can change with them; their tests pin them).
         results: one result per mutant run, in enumeration order.
         records: corpus records replayed (after removing those the base cannot answer).
         sample: ``(count, seed)`` of a sampled run, ``None`` for a full run.
@@ -131,6 +141,7 @@ class MutationReport:
     mutants: int
     results: list[MutantResult]
     records: int
+    unread: int = 0
     sample: tuple[int, int] | None = None
     stale: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -148,6 +159,7 @@ class MutationReport:
     def figures(self) -> dict[str, int]:
         """The five figures of the issue, plus invalid and listed-equivalent counts."""
         valid = self.valid
+        listed = [result for result in valid if result.category == "equivalent"]
         return {
             "mutants run": len(self.results),
             "invalid (do not compile)": self.count("invalid"),
@@ -156,8 +168,9 @@ class MutationReport:
             "reported by the diff": sum(result.reported for result in valid),
             "killed but not reported (corpus gap)": self.count("corpus gap"),
             "reported but not killed (test gap)": self.count("test gap"),
-            "neither": self.count("equivalent") + self.count("survivor"),
-            "neither, listed as equivalent": self.count("equivalent"),
+            "neither": sum(not r.killed and not r.reported for r in valid),
+            "neither, listed as equivalent": sum(not result.killed for result in listed),
+            "killed, no decision changes (listed)": sum(result.killed for result in listed),
         }
 
 
@@ -166,9 +179,8 @@ def gate_failures(report: MutationReport) -> list[str]:
     failures: list[str] = []
     for result in report.valid:
         mutant = result.mutant.id
-        if result.equivalent is not None and (result.killed or result.reported):
-            how = "killed by the tests" if result.killed else "reported by the diff"
-            failures.append(f"listed as equivalent but {how}: {mutant}")
+        if result.equivalent is not None and result.reported:
+            failures.append(f"listed as equivalent but reported by the diff: {mutant}")
         elif result.category == "corpus gap":
             failures.append(f"killed by the tests but not reported by the diff: {mutant}")
         elif result.category == "test gap":
@@ -336,8 +348,8 @@ class Options:
     Attributes:
         jobs: workers, each with its own scratch OPA and policies copy, working on
             one mutant at a time.
-        replay_equivalents: replay the corpus for listed equivalent mutants the
-            tests do not kill too (a check of the list; a sampled gate skips it).
+        replay_equivalents: replay the corpus for listed equivalent mutants too (the
+            check that the diff does not report them; a sampled gate skips it).
     """
 
     jobs: int = 2
@@ -368,6 +380,7 @@ def run_mutants(
     binary: Path,
     equivalents: dict[str, str],
     total: int,
+    unread: int = 0,
     options: Options = Options(),
     sample: tuple[int, int] | None = None,
     progress: Callable[[int, int, MutantResult], None] | None = None,
@@ -445,6 +458,7 @@ def run_mutants(
         mutants=total,
         results=[result for result in results if result is not None],
         records=len(kept),
+        unread=unread,
         sample=sample,
         stale=stale,
         seconds=seconds,
@@ -479,7 +493,7 @@ def _run_one(
         return MutantResult(mutant, invalid=test_error, seconds=time.monotonic() - started)
     indices = corpus.plan.relevant(mutant)
     change, sent = None, 0
-    if killed or equivalent is None or options.replay_equivalents:
+    if equivalent is None or options.replay_equivalents:
         change, sent = _replay_until_changed(worker.server, corpus.records, corpus.base, indices)
     return MutantResult(
         mutant,

@@ -46,7 +46,8 @@ def _header(report: MutationReport) -> list[str]:
     )
     return [
         f"policies: {report.policies}",
-        f"mutants: {report.mutants} in the policies; run: {run}",
+        f"mutants: {report.mutants} in the policies, {report.unread} of them in rules no "
+        f"entry point reads (not run); run: {run}",
         f"corpus: {report.records:,} records",
         "time: " + ", ".join(f"{phase} {value:.1f} s" for phase, value in report.seconds.items()),
     ]
@@ -100,6 +101,7 @@ def _json(report: MutationReport) -> str:
     document: dict[str, Any] = {
         "policies": report.policies,
         "mutants": report.mutants,
+        "unread": report.unread,
         "sample": list(report.sample) if report.sample else None,
         "records": report.records,
         "figures": report.figures,

@@ -39,6 +39,7 @@ __all__ = [
     "entrypoint_packages",
     "field_of",
     "parse_modules",
+    "reachable",
     "ref_path",
     "vocabulary",
 ]
@@ -505,3 +506,78 @@ def entrypoint_packages(modules: Sequence[Module], entrypoints: Sequence[str]) -
             if list(module.package) == package and any(r.name == rule for r in module.rules()):
                 found[entrypoint] = module.path
     return found
+
+
+# ---------------------------------------------------------------- reachability
+
+
+def _read_terms(node: Any) -> Iterator[Node]:
+    """Every ref and standalone variable in ``node``; a ref's own head is not a second term."""
+    stack: list[Any] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, list):
+            stack.extend(current)
+        elif isinstance(current, dict):
+            kind = current.get("type")
+            if kind == "ref":
+                yield current
+                stack.extend(current["value"][1:])
+            elif kind == "var":
+                yield current
+            else:
+                stack.extend(value for key, value in current.items() if key != "location")
+
+
+def _rule_refs(module: Module, rule: Node, packages: dict[tuple[str, ...], set[str]]) -> set[str]:
+    """The rules (``package.rule``) one rule definition reads."""
+    found: set[str] = set()
+    local = packages.get(module.package, set())
+    for term in _read_terms(rule):
+        path = ref_path(term)
+        if not path:
+            continue
+        head, rest = path[0], path[1:]
+        if head in module.imports:
+            path = (*module.imports[head], *rest)
+        elif head == "data":
+            path = rest
+        elif head in local:
+            found.add(".".join((*module.package, head)))
+            continue
+        else:
+            continue
+        for cut in range(len(path), 0, -1):
+            package, tail = path[:cut], path[cut:]
+            if package in packages:
+                if tail and tail[0] in packages[package]:
+                    found.add(".".join((*package, tail[0])))
+                elif not tail:
+                    found.update(".".join((*package, name)) for name in packages[package])
+                break
+    return found
+
+
+def reachable(modules: Sequence[Module], entrypoints: Sequence[str]) -> set[str]:
+    """The rules (``package.rule``) an evaluation of ``entrypoints`` can read.
+
+    A rule outside this set (a list kept for the app's tests, a decision object no
+    rule returns) cannot change any entry point's answer, whatever it says.
+    """
+    packages: dict[tuple[str, ...], set[str]] = {}
+    for module in modules:
+        packages.setdefault(module.package, set()).update(rule.name for rule in module.rules())
+    reads: dict[str, set[str]] = {}
+    for module in modules:
+        for rule in module.rules():
+            name = ".".join((*module.package, rule.name))
+            reads.setdefault(name, set()).update(_rule_refs(module, rule.node, packages))
+    stack = [entrypoint.replace("/", ".") for entrypoint in entrypoints]
+    seen: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(reads.get(current, ()))
+    return seen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -160,3 +161,35 @@ def test_a_git_revision_is_extracted_as_committed(tmp_path: Path) -> None:
         assert (tmp_path / name).read_bytes() == committed
     with pytest.raises(ScratchError):
         extract_revision("no-such-revision-here", tmp_path / "x", repo=REPO_ROOT)
+
+
+def _make_policy_diff(*variables: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", "policy-diff", *variables],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def test_make_policy_diff_passes_the_exit_status_through(corpus: Path, tmp_path: Path) -> None:
+    committed = extract_revision("HEAD", tmp_path / "head", repo=REPO_ROOT)
+    edited = tmp_path / "edited"
+    shutil.copytree(committed, edited)
+    name, old, new = DROP_ARCHIVE_CAP
+    levels = edited / name
+    levels.write_text(levels.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    same = _make_policy_diff(f"POLICY_DIFF_ARGS=--corpus {corpus} --head-dir {committed}")
+    changed = _make_policy_diff(f"POLICY_DIFF_ARGS=--corpus {corpus} --head-dir {edited}")
+    failed = _make_policy_diff("BASE=no-such-revision-here", f"POLICY_DIFF_ARGS=--corpus {corpus}")
+
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "No decision changed." in same.stdout
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert changed.stdout.startswith("Policy impact diff")  # the report alone on stdout
+    assert "WIDENING" in changed.stdout
+    assert failed.returncode == 2, failed.stdout + failed.stderr
+    assert "policy diff: git archive no-such-revision-here" in failed.stderr

@@ -66,13 +66,16 @@ def _values(table: str, fact: str) -> set[str]:
 
 def test_the_level_facts_vary_over_every_value() -> None:
     assert _values("message.post", "actor") == {"person", "owner", "agent", "app"}
-    assert _values("message.post", "status") == {
-        "active",
-        "pending",
-        "disabled",
-        "deleted",
-        "unknown",
+    assert _values("message.post", "status") == {"active", "pending", "disabled", "deleted"}
+    # The unknown status comes with the variants of the family's pivots.
+    statuses = {
+        principal.get("status")
+        for record in _generated()
+        if record.input.get("action") == "message.post"
+        for principal in record.input["facts"].get("principals", {}).values()
+        if isinstance(principal, dict)
     }
+    assert "unknown" in statuses
     assert _values("message.post", "grant") == {"none", "read", "write", "trigger", "manage"}
     assert _values("message.post", "via") == {"-", "direct", "group", "space"}
     assert _values("message.post", "expiry") == {"-", "never", "future", "past"}

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from app.policy.gateway import ENTRYPOINTS
 from policydiff.mutants import (
     EquivalentError,
     Mutant,
@@ -13,7 +14,14 @@ from policydiff.mutants import (
     read_equivalents,
     sample,
 )
-from policydiff.rego import Module, dependents, entrypoint_packages, parse_modules, vocabulary
+from policydiff.rego import (
+    Module,
+    dependents,
+    entrypoint_packages,
+    parse_modules,
+    reachable,
+    vocabulary,
+)
 from tests.support.services import REPO_ROOT
 
 OPA = REPO_ROOT / ".bin" / "opa"
@@ -194,3 +202,30 @@ def test_the_equivalents_file_needs_an_id_and_a_reason_per_entry(tmp_path: Path)
 
 def test_the_reviewed_equivalents_file_parses() -> None:
     assert all(reason for reason in read_equivalents().values())
+
+
+def test_rules_no_entry_point_reads_are_found(toy: list[Module], tmp_path: Path) -> None:
+    read = reachable(toy, ["toy/allow"])
+
+    assert {"toy.allow", "toy._blocked", "toy._trusted", "toy.levels.live_states"} <= read
+    assert {"toy.levels.is_active", "toy.levels.level", "toy.levels.grant_levels"} <= read
+    assert reachable(toy, ["toy/levels/is_active"]) == {"toy.levels.is_active"}
+
+
+def test_the_real_policies_leave_only_lists_and_unused_objects_unread() -> None:
+    modules = parse_modules(REPO_ROOT / "policies", binary=OPA)
+    read = reachable(modules, ENTRYPOINTS)
+    unread = {
+        f"{module.package_name}.{rule.name}"
+        for module in modules
+        for rule in module.rules()
+        if f"{module.package_name}.{rule.name}" not in read
+    }
+    assert unread == {
+        "authz.actions",
+        "authz.results.reasons",
+        "authz.results.not_owner",
+        "authz.results.unknown_action",
+        "sessioncontext.reasons",
+        "system.log.mask",
+    }

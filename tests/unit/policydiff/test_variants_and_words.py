@@ -211,6 +211,7 @@ def test_the_gate_wants_every_killed_mutant_reported_and_every_survivor_listed()
         MutantResult(_mutant("test gap"), reported=True, change="authz/decision a k: x"),
         MutantResult(_mutant("survivor")),
         MutantResult(_mutant("listed"), equivalent="no input tells them apart"),
+        MutantResult(_mutant("pinned"), killed=True, equivalent="a test pins the constant"),
         MutantResult(_mutant("wrongly listed"), killed=True, reported=True, equivalent="x"),
         MutantResult(_mutant("invalid"), invalid="rego_compile_error"),
     )
@@ -221,18 +222,19 @@ def test_the_gate_wants_every_killed_mutant_reported_and_every_survivor_listed()
         "killed by the tests but not reported by the diff",
         "reported by the diff but not killed by the tests",
         "neither killed nor reported, not listed as equivalent",
-        "listed as equivalent but killed by the tests",
+        "listed as equivalent but reported by the diff",
     ]
     assert report.figures == {
-        "mutants run": 7,
+        "mutants run": 8,
         "invalid (do not compile)": 1,
-        "valid": 6,
-        "killed by the tests": 3,
+        "valid": 7,
+        "killed by the tests": 4,
         "reported by the diff": 3,
         "killed but not reported (corpus gap)": 1,
         "reported but not killed (test gap)": 1,
         "neither": 2,
         "neither, listed as equivalent": 1,
+        "killed, no decision changes (listed)": 1,
     }
     text = render(report, "table")
     assert "gate: FAILED" in text
