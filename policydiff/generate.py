@@ -472,14 +472,6 @@ def _run_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
             yield DECISION, _decision(action, actor, resource, facts)
 
 
-# Instance-wide actors: (id, kind, owner); each is generated with and without every
-# permission the authorization rules compare, so every kind holds them once.
-_INSTANCE_ACTORS: dict[str, tuple[str, str, bool]] = {
-    "person": ("alex", "user", False),
-    "owner": ("robin", "user", True),
-    "agent": ("lotse", "agent", False),
-    "app": ("importer", "app", False),
-}
 # Actions no family of its own generates (the others are checked against
 # vocabulary["action"] in _instance_actions).
 _UNKNOWN_ACTIONS = ("admin.everything", "message.delete")
@@ -488,10 +480,14 @@ _UNKNOWN_ACTIONS = ("admin.everything", "message.delete")
 def _instance_actors(
     g: Generator,
 ) -> Iterator[tuple[str, str, str, str, dict[str, PrincipalFacts]]]:
-    """(actor type, status, permission, actor id, principals) for instance-wide questions."""
+    """(actor type, status, permission, actor id, principals) for instance-wide questions.
+
+    Every principal kind of :data:`_ACTORS` is generated with and without each
+    permission the authorization rules compare, so every kind holds them once.
+    """
     held = ("none", *g.permissions)
-    for actor_type, status, permission in itertools.product(_INSTANCE_ACTORS, g.statuses, held):
-        actor, kind, owner = _INSTANCE_ACTORS[actor_type]
+    for actor_type, status, permission in itertools.product(_ACTORS, g.statuses, held):
+        actor, kind, owner = _ACTORS[actor_type]
         permissions = [] if permission == "none" else [permission]
         principal = _principal(kind, status, owner=owner, permissions=permissions)
         yield actor_type, status, permission, actor, {actor: principal}
@@ -976,9 +972,9 @@ def _session_context(g: Generator) -> Iterator[Record]:
         permission_sets[permission] = [permission]
     permission_sets["all"] = permissions
     for caller, status, held, (intent_name, intent) in itertools.product(
-        _INSTANCE_ACTORS, g.statuses, permission_sets, _intents(g.registry, surfaces)
+        _ACTORS, g.statuses, permission_sets, _intents(g.registry, surfaces)
     ):
-        actor, kind, owner = _INSTANCE_ACTORS[caller]
+        actor, kind, owner = _ACTORS[caller]
         request: SessionContextInput = {
             "action": "session_context.resolve",
             "actor": actor,

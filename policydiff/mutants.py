@@ -43,7 +43,7 @@ from typing import Any
 
 import yaml
 
-from policydiff.rego import COMPARISONS, Module, field_of, ref_path
+from policydiff.rego import COMPARISONS, Module, field_of, nodes, ref_path
 
 __all__ = [
     "EQUIVALENTS",
@@ -343,36 +343,23 @@ def _compared_fields(context: Node, literal: str) -> set[str]:
 def _siblings(context: Node, literal: str) -> set[str]:
     """The other strings of the set or array literal holding ``literal``."""
     found: set[str] = set()
-    stack: list[Any] = [context.get("terms")]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            if node.get("type") in ("set", "array"):
-                strings = {
-                    str(item["value"]) for item in node["value"] if item.get("type") == "string"
-                }
-                if literal in strings:
-                    found |= strings
-            stack.extend(value for key, value in node.items() if key != "location")
+    for node in nodes(context.get("terms")):
+        if node.get("type") in ("set", "array"):
+            strings = {str(item["value"]) for item in node["value"] if item.get("type") == "string"}
+            if literal in strings:
+                found |= strings
     return found
 
 
 def _output_vocabulary(modules: Sequence[Module]) -> dict[str, set[str]]:
     """String values of object literals by key (``"trust": "system"``): answers, not input."""
     found: dict[str, set[str]] = {}
-    stack: list[Any] = [module.ast.get("rules", []) for module in modules]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, dict):
+    for module in modules:
+        for node in nodes(module.ast.get("rules", [])):
             if node.get("type") == "object":
                 for key, value in node["value"]:
                     if key.get("type") == "string" and value.get("type") == "string":
                         found.setdefault(str(key["value"]), set()).add(str(value["value"]))
-            stack.extend(value for key, value in node.items() if key != "location")
     return found
 
 

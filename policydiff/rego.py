@@ -38,6 +38,7 @@ __all__ = [
     "dependents",
     "entrypoint_packages",
     "field_of",
+    "nodes",
     "parse_modules",
     "reachable",
     "ref_path",
@@ -426,29 +427,27 @@ def _data_strings(document: Any, found: dict[str, set[str]], read: set[str]) -> 
             _data_strings(item, found, read)
 
 
-def _all_expressions(module: Module) -> Iterator[Node]:
-    """Every expression node, generated ones included (their terms are real)."""
-    stack: list[Any] = [module.ast.get("rules", [])]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            if "index" in node and "terms" in node:
-                yield node
-            stack.extend(value for key, value in node.items() if key != "location")
-
-
-def _all_terms(node: Any) -> Iterator[Node]:
+def nodes(node: Any) -> Iterator[Node]:
+    """Every object of an AST (``location`` objects left out), depth first."""
     stack: list[Any] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, list):
             stack.extend(current)
         elif isinstance(current, dict):
-            if "type" in current and "value" in current:
-                yield current
+            yield current
             stack.extend(value for key, value in current.items() if key != "location")
+
+
+def _all_expressions(module: Module) -> Iterator[Node]:
+    """Every expression node, generated ones included (their terms are real)."""
+    return (
+        node for node in nodes(module.ast.get("rules", [])) if "index" in node and "terms" in node
+    )
+
+
+def _all_terms(node: Any) -> Iterator[Node]:
+    return (found for found in nodes(node) if "type" in found and "value" in found)
 
 
 # ---------------------------------------------------------------- dependencies

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 from policydiff.corpus import Record, write_corpus
 from policydiff.scratch import ScratchError, extract_revision
-from tests.integration.policydiff.conftest import POLICIES, select
+from tests.integration.policydiff.conftest import POLICIES, run_policy, select
 from tests.integration.policydiff.test_edits import DROP_ARCHIVE_CAP
 from tests.support.services import REPO_ROOT
 
@@ -23,17 +22,6 @@ GROUPS = (
     "authz/decision message.post deny_to_allow",
     "runcontext/trigger_holders trigger_holders trigger_holders_changed",
 )
-
-
-def _policy(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", "policy", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
 
 
 @pytest.fixture
@@ -58,13 +46,13 @@ def _expect(tmp_path: Path, *groups: str) -> Path:
 
 
 def test_without_changes_the_exit_status_is_0(corpus: Path) -> None:
-    result = _policy("diff", "--base-dir", str(POLICIES), "--corpus", str(corpus))
+    result = run_policy("diff", "--base-dir", str(POLICIES), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     assert "No decision changed." in result.stdout
 
 
 def test_changes_exit_1_and_json_lists_widening_groups_first(corpus: Path, edit: Path) -> None:
-    result = _policy(
+    result = run_policy(
         "diff",
         "--base-dir",
         str(POLICIES),
@@ -85,7 +73,7 @@ def test_changes_exit_1_and_json_lists_widening_groups_first(corpus: Path, edit:
 def test_the_expect_gate_passes_on_exactly_the_listed_groups(
     corpus: Path, edit: Path, tmp_path: Path
 ) -> None:
-    result = _policy(
+    result = run_policy(
         "diff",
         "--base-dir",
         str(POLICIES),
@@ -107,7 +95,7 @@ def test_the_expect_gate_fails_on_a_group_that_is_not_listed_or_did_not_change(
     corpus: Path, edit: Path, tmp_path: Path
 ) -> None:
     expect = _expect(tmp_path, GROUPS[0], "authz/decision message.list deny_to_allow")
-    result = _policy(
+    result = run_policy(
         "diff",
         "--base-dir",
         str(POLICIES),
@@ -137,7 +125,7 @@ def test_what_cannot_run_exits_2(corpus: Path, tmp_path: Path) -> None:
         ("--base", "no-such-revision-here", "--corpus", str(corpus)),
         ("--base-dir", str(broken), "--corpus", str(corpus)),
     ):
-        result = _policy("diff", *args)
+        result = run_policy("diff", *args)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert result.stderr.startswith("policy diff: ")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,7 @@ from policydiff.mutants import enumerate_mutants
 from policydiff.mutation import Options, run_mutants
 from policydiff.rego import parse_modules, vocabulary
 from policydiff.scratch import data_files
-from tests.integration.policydiff.conftest import OPA, POLICIES
-from tests.support.services import REPO_ROOT
+from tests.integration.policydiff.conftest import OPA, POLICIES, run_policy
 
 pytestmark = pytest.mark.integration
 
@@ -44,15 +42,10 @@ test_sam_is_denied if not authz.decision.allow with input as {"actor": "sam", "f
 _ID = "authz/decision.rego decision: "
 
 
-def _policy(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", "policy", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
+def _mutants(toy: tuple[Path, Path], *args: str) -> subprocess.CompletedProcess[str]:
+    """``policy mutants`` on the toy policies and corpus, with ``args``."""
+    policies, corpus = toy
+    return run_policy("mutants", "--policies", str(policies), "--corpus", str(corpus), *args)
 
 
 @pytest.fixture
@@ -80,25 +73,14 @@ def _results(stdout: str) -> dict[str, str]:
 def test_every_category_is_found_and_the_gate_says_why_it_fails(
     toy: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    policies, corpus = toy
     equivalents = tmp_path / "equivalent.yaml"
     equivalents.write_text(
         f"- mutant: '{_ID}delete: `input.facts.level >= 1` -> `true`'\n"
         "  reason: level >= 2 implies level >= 1\n"
     )
 
-    result = _policy(
-        "mutants",
-        "--policies",
-        str(policies),
-        "--corpus",
-        str(corpus),
-        "--equivalents",
-        str(equivalents),
-        "--format",
-        "json",
-        "--gate",
-        "--quiet",
+    result = _mutants(
+        toy, "--equivalents", str(equivalents), "--format", "json", "--gate", "--quiet"
     )
 
     assert result.returncode == 1, result.stderr
@@ -125,18 +107,7 @@ def test_every_category_is_found_and_the_gate_says_why_it_fails(
 
 
 def test_the_gate_passes_when_every_mutant_is_killed_and_reported(toy: tuple[Path, Path]) -> None:
-    policies, corpus = toy
-
-    result = _policy(
-        "mutants",
-        "--policies",
-        str(policies),
-        "--corpus",
-        str(corpus),
-        "--only",
-        'input.actor == "alex"` -> `input.actor != "alex"',
-        "--gate",
-    )
+    result = _mutants(toy, "--only", 'input.actor == "alex"` -> `input.actor != "alex"', "--gate")
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "gate: passed" in result.stdout
@@ -146,24 +117,11 @@ def test_the_gate_passes_when_every_mutant_is_killed_and_reported(toy: tuple[Pat
 def test_a_listed_mutant_that_the_diff_reports_fails_the_gate(
     toy: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    policies, corpus = toy
     equivalents = tmp_path / "equivalent.yaml"
     mutant = _ID + 'relational: `input.actor == "alex"` -> `input.actor != "alex"`'
     equivalents.write_text(f"- mutant: '{mutant}'\n  reason: wrongly believed equivalent\n")
 
-    result = _policy(
-        "mutants",
-        "--policies",
-        str(policies),
-        "--corpus",
-        str(corpus),
-        "--equivalents",
-        str(equivalents),
-        "--only",
-        mutant,
-        "--gate",
-        "--quiet",
-    )
+    result = _mutants(toy, "--equivalents", str(equivalents), "--only", mutant, "--gate", "--quiet")
 
     assert result.returncode == 1
     assert "listed as equivalent but reported by the diff" in result.stdout
@@ -176,7 +134,7 @@ def test_what_cannot_run_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("- mutant: only an id\n")
     for args in (("--policies", str(broken)), ("--equivalents", str(bad), "--list")):
-        result = _policy("mutants", *args)
+        result = run_policy("mutants", *args)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert result.stderr.startswith("policy mutants: ")
 
