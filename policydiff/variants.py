@@ -121,7 +121,7 @@ class Vocabulary:
         return (*domain, *self.new(field), self.unknown(field))
 
     def is_enum(self, field: str) -> bool:
-        """Whether ``field`` holds one of listed values."""
+        """Whether ``field`` holds one value of a list (a schema list or the rules')."""
         return field in self.domains or field in self.rego
 
     def alternatives(self, field: str, value: str) -> list[str]:
@@ -244,6 +244,11 @@ class Variants:
             yield _set(pivot, path, value)
 
     def walk(self, value: Any, hint: Any, path: Path, key: str) -> Iterator[tuple[Path, Any]]:
+        """``(path, new value)`` of every variant of ``value``, whose type is ``hint``.
+
+        ``key`` is the field name ``value`` is held under (a list's items and a map's
+        values are held under the list's or map's name); removals carry a marker.
+        """
         hint = _choose(hint, value)
         if _is_typed_dict(hint):
             yield from self._object(value, hint, path)
@@ -251,9 +256,7 @@ class Variants:
             yield from self._map(value, get_args(hint)[1], path, key)
         elif get_origin(hint) is list:
             yield from self._list(value, get_args(hint)[0], path, key)
-        elif get_origin(hint) is Literal:
-            yield from ((path, other) for other in self._scalar(key, value))
-        else:
+        else:  # str, bool, int, or a Literal kind
             yield from ((path, other) for other in self._scalar(key, value))
 
     def _object(self, value: Any, hint: Any, path: Path) -> Iterator[tuple[Path, Any]]:
