@@ -32,19 +32,26 @@ RECORDED_CORPUS := $(CURDIR)/.data/policy-corpus/recorded.jsonl
 BASE ?= HEAD
 # Extra arguments for `python -m app policy diff`, e.g. POLICY_DIFF_ARGS='--format markdown'.
 POLICY_DIFF_ARGS ?=
+# The mutation gate of `make test`: a seeded sample of the policies' mutants
+# (`make policy-mutants` runs all of them). Extra arguments: POLICY_MUTANTS_ARGS.
+POLICY_MUTANTS_SAMPLE ?= 80
+POLICY_MUTANTS_SEED ?= 20
+POLICY_MUTANTS_ARGS ?=
+POLICY_MUTANTS_REPORT := $(CURDIR)/.data/policy-mutants
 
 stage = @printf '\n==> %s\n' "$(1)"
 
 .PHONY: help deps tools venv postgres redis run test policy-test config-doc-check lint \
 	format-check format typecheck pytest unit contract integration bench config-doc clean \
 	sdk-client sdk-client-check policy-diff policy-doc policy-doc-check policy-diff-check \
-	observability-check bundle manifests-check
+	observability-check bundle manifests-check policy-mutants policy-mutants-check
 
 help: ## list the targets
 	@echo "make run    start PostgreSQL, OPA, Redis and the API with the demo world (see README.md)"
 	@echo "make test   every check CI runs (.ci/run calls it)"
 	@echo "make policy-diff BASE=<rev>   every decision the policy change since <rev> flips"
 	@echo "make bundle BUNDLE_SIGNING_KEY=<pem>   build and sign policies/ as an OPA bundle"
+	@echo "make policy-mutants           mutation testing of the policies (opa test and the diff)"
 	@echo
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | sort | \
 		awk -F'\t' '{ printf "  %-18s %s\n", $$1, $$2 }'
@@ -75,7 +82,7 @@ run: deps ## start PostgreSQL, OPA, Redis and the API with the demo world (env: 
 	$(call stage,run: scripts/run.sh)
 	@bash scripts/run.sh
 
-test: deps policy-test config-doc-check policy-doc-check sdk-client-check observability-check manifests-check lint typecheck pytest policy-diff-check ## every check: policies, config and decision docs, SDK client, alert rules, manifests, ruff, mypy, pytest, recorded-corpus replay
+test: deps policy-test config-doc-check policy-doc-check policy-mutants-check sdk-client-check observability-check manifests-check lint typecheck pytest policy-diff-check ## every check: policies, mutation gate, config and decision docs, SDK client, alert rules, manifests, ruff, mypy, pytest, recorded-corpus replay
 	@printf '\n==> make test: all checks passed\n'
 
 # --- parts of make test ---------------------------------------------------------
@@ -158,6 +165,13 @@ policy-doc-check: tools venv ## fail when docs/policy-decisions.md differs from 
 	$(call stage,policy: docs/policy-decisions.md matches the policies)
 	@$(PYTHON) -m app policy doc --check
 
+policy-mutants-check: tools venv ## mutation gate: a seeded sample of mutants, each killed by opa test is reported by the diff
+	$(call stage,policy: mutation gate ($(POLICY_MUTANTS_SAMPLE) sampled mutants, seed $(POLICY_MUTANTS_SEED)))
+	@mkdir -p $(POLICY_MUTANTS_REPORT)
+	@$(PYTHON) -m app policy mutants --policies $(POLICIES) --sample $(POLICY_MUTANTS_SAMPLE) \
+		--sample-seed $(POLICY_MUTANTS_SEED) --gate --quiet $(POLICY_MUTANTS_ARGS) \
+		| tee $(POLICY_MUTANTS_REPORT)/sample.txt
+
 policy-diff-check: tools venv ## replay the recorded corpus on two servers of the working tree's policies: no change, every record answered
 	$(call stage,policy: self-diff of the recorded corpus ($(notdir $(RECORDED_CORPUS))))
 	@test -s $(RECORDED_CORPUS) || { echo "$(RECORDED_CORPUS) is missing or empty: run make pytest first" >&2; exit 1; }
@@ -166,9 +180,29 @@ policy-diff-check: tools venv ## replay the recorded corpus on two servers of th
 
 # --- the reviewer's command -------------------------------------------------------
 
-policy-diff: tools venv ## every decision the policies' change since BASE flips (BASE=<git rev>, default HEAD)
-	$(call stage,policy-diff: $(BASE) -> working tree)
-	@$(PYTHON) -m app policy diff --base $(BASE) $(POLICY_DIFF_ARGS)
+# `make policy-diff` exits with the tool's own status: 0 no decision changed, 1 some
+# did (or --expect failed), 2 it could not run. Make turns every failing recipe into
+# its status 2, except in question mode (-q): there a recipe line make must run (a
+# `+` line) that exits 1 makes make exit 1 (GNU make's support for a recursive
+# `make -q`), and 0 and 2 pass as they are. So this goal runs in question mode with
+# `+` lines only, and sets itself up in the recipe (question mode runs no other
+# target's recipe); a failing set-up exits 2. Only when it is the sole goal.
+ifeq ($(MAKECMDGOALS),policy-diff)
+MAKEFLAGS += -q
+endif
+
+policy-diff: ## every decision the policies' change since BASE flips (BASE=<git rev>, default HEAD); exits 0/1/2 like the tool
+	+@printf '\n==> %s\n' "policy-diff: $(BASE) -> working tree" >&2
+	+@bash scripts/build-tools.sh >&2 || exit 2
+	+@bash scripts/bootstrap.sh >&2 || exit 2
+	+@$(PYTHON) -m app policy diff --base $(BASE) $(POLICY_DIFF_ARGS)
+
+policy-mutants: tools venv ## mutation testing: every mutant of policies/ through opa test and the diff (report in .data/policy-mutants/)
+	$(call stage,policy-mutants: every mutant of $(POLICIES) (opa test and the impact diff))
+	@mkdir -p $(POLICY_MUTANTS_REPORT)
+	@status=0; $(PYTHON) -m app policy mutants --policies $(POLICIES) --gate --format markdown \
+		--output $(POLICY_MUTANTS_REPORT)/full.md $(POLICY_MUTANTS_ARGS) || status=$$?; \
+		cat $(POLICY_MUTANTS_REPORT)/full.md 2>/dev/null || true; exit $$status
 
 policy-doc: tools venv ## regenerate docs/policy-decisions.md from the generated corpus
 	@$(PYTHON) -m app policy doc

@@ -9,6 +9,9 @@
 * ``generate``: write the generated corpus (seeded, deterministic).
 * ``capture LOG ...``: turn OPA decision logs into a captured corpus.
 * ``doc [--check]``: render (or check) ``docs/policy-decisions.md``.
+* ``mutants [--sample N] [--gate]``: mutation testing of the policies: ``opa test``
+  and the diff on every single-point mutant (or a seeded sample), with the gate of
+  ``make test`` (exit 1 when it fails).
 
 ``app/__main__.py`` hands everything after ``policy`` to :func:`main`, and imports
 this module only then, so the service's own commands never load it.
@@ -24,6 +27,8 @@ from pathlib import Path
 from policydiff.corpus import CorpusError, Record, dedupe, read_corpus, write_corpus
 from policydiff.expect import ExpectError, check, read_expect
 from policydiff.generate import DEFAULT_SEED, generate
+from policydiff.mutants import EQUIVALENTS, EquivalentError
+from policydiff.rego import ParseError
 from policydiff.scratch import ScratchError, extract_revision
 
 __all__ = ["CORPUS_DIR", "REPO_ROOT", "main"]
@@ -35,6 +40,8 @@ OPA = REPO_ROOT / ".bin" / "opa"
 
 # Exit statuses of every command.
 OK, CHANGED, FAILED = 0, 1, 2
+# The sample of `make test`'s mutation gate (make policy-mutants-check).
+DEFAULT_SAMPLE_SEED = 20
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -89,10 +96,43 @@ def _parser() -> argparse.ArgumentParser:
     doc.add_argument("--check", action="store_true", help="fail when the file is stale")
     doc.add_argument("--output", type=Path, default=DECISIONS_DOC)
     doc.add_argument("--policies", type=Path, default=REPO_ROOT / "policies")
+
+    mut = commands.add_parser(
+        "mutants", help="mutation testing: opa test and the diff on single-point mutants"
+    )
+    mut.add_argument("--policies", type=Path, default=REPO_ROOT / "policies")
+    mut.add_argument(
+        "--corpus",
+        action="append",
+        metavar="FILE",
+        help="a corpus file, or 'generated'; repeatable (default: generated)",
+    )
+    mut.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the generated corpus")
+    mut.add_argument("--sample", type=int, metavar="N", help="run a seeded sample of N mutants")
+    mut.add_argument(
+        "--sample-seed", type=int, default=DEFAULT_SAMPLE_SEED, help="seed of the sample"
+    )
+    mut.add_argument(
+        "--only", action="append", metavar="TEXT", help="only mutants whose id contains TEXT"
+    )
+    mut.add_argument("--equivalents", type=Path, default=EQUIVALENTS, metavar="FILE")
+    mut.add_argument("--gate", action="store_true", help="exit 1 when the mutation gate fails")
+    mut.add_argument("--list", action="store_true", help="list the mutants and stop")
+    mut.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    mut.add_argument("--output", type=Path, metavar="FILE", help="write the report here")
+    mut.add_argument("--jobs", type=int, default=2, help="scratch OPA servers (default 2)")
+    mut.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    mut.add_argument(
+        "--replay-equivalents",
+        action="store_true",
+        help="with --sample: replay the corpus for listed equivalents too (full runs always do)",
+    )
     return parser
 
 
-def _corpus(names: list[str] | None, policies: Path, seed: int) -> list[Record]:
+def _corpus(
+    names: list[str] | None, policies: Path, seed: int, also: tuple[Path, ...] = ()
+) -> list[Record]:
     if not names:
         names = ["generated"] + [
             str(path)
@@ -102,7 +142,7 @@ def _corpus(names: list[str] | None, policies: Path, seed: int) -> list[Record]:
     records: list[Record] = []
     for name in names:
         if name == "generated":
-            records.extend(generate(policies, seed=seed))
+            records.extend(generate(policies, seed=seed, binary=OPA, also=also))
         else:
             records.extend(read_corpus(name))
     return dedupe(records)
@@ -114,7 +154,6 @@ def _diff(args: argparse.Namespace) -> int:
 
     expected = read_expect(args.expect) if args.expect else None
     head: Path = args.head_dir.resolve()
-    records = _corpus(args.corpus, head, args.seed)
     with tempfile.TemporaryDirectory(prefix="policy-diff-") as scratch:
         if args.base is not None:
             base = extract_revision(args.base, Path(scratch), repo=REPO_ROOT)
@@ -127,6 +166,8 @@ def _diff(args: argparse.Namespace) -> int:
         else:
             base = args.base_dir.resolve()
             base_label = str(base)
+        # Values only the base's rules compare are generated too.
+        records = _corpus(args.corpus, head, args.seed, also=(base,))
         report = run_diff(
             records,
             base_policies=base,
@@ -151,7 +192,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    count = write_corpus(args.output, generate(args.policies, seed=args.seed))
+    count = write_corpus(args.output, generate(args.policies, seed=args.seed, binary=OPA))
     print(f"wrote {count:,} generated records to {args.output}", file=sys.stderr)
     return OK
 
@@ -193,12 +234,83 @@ def _doc(args: argparse.Namespace) -> int:
     return OK
 
 
+def _mutants(args: argparse.Namespace) -> int:
+    from app.policy.gateway import ENTRYPOINTS
+    from policydiff.mutants import enumerate_mutants, read_equivalents, sample
+    from policydiff.mutation import MutantResult, Options, gate_failures, run_mutants
+    from policydiff.mutation_report import render
+    from policydiff.rego import parse_modules, reachable, vocabulary
+    from policydiff.scratch import data_files
+
+    policies: Path = args.policies.resolve()
+    modules = parse_modules(policies, binary=OPA)
+    everything = enumerate_mutants(modules, vocabulary(modules, data_files(policies)))
+    # Mutants of rules no entry point reads cannot change an answer: not run.
+    read = reachable(modules, ENTRYPOINTS)
+    packages = {module.path: module.package_name for module in modules}
+    live = [m for m in everything if f"{packages[m.file]}.{m.rule}" in read]
+    chosen = [m for m in live if not args.only or any(t in m.id for t in args.only)]
+    if args.sample is not None:
+        chosen = sample(chosen, args.sample, args.sample_seed)
+    equivalents = read_equivalents(args.equivalents)
+    if args.list:
+        sys.stdout.write("".join(f"{mutant.id}\n" for mutant in chosen))
+        return OK
+    records = _corpus(args.corpus or ["generated"], policies, args.seed)
+
+    def progress(done: int, total: int, result: MutantResult) -> None:
+        if not args.quiet:
+            print(
+                f"[{done}/{total}] {result.category}, {result.seconds:.1f} s: {result.mutant.id}",
+                file=sys.stderr,
+            )
+
+    report = run_mutants(
+        chosen,
+        modules=modules,
+        policies=policies,
+        records=records,
+        binary=OPA,
+        equivalents=equivalents,
+        total=len(everything),
+        unread=len(everything) - len(live),
+        options=Options(
+            jobs=args.jobs,
+            replay_equivalents=args.sample is None or args.replay_equivalents,
+        ),
+        sample=(args.sample, args.sample_seed) if args.sample is not None else None,
+        progress=progress,
+    )
+    text = render(report, args.format)
+    if args.output is not None:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if args.gate and gate_failures(report):
+        return CHANGED
+    return OK
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``policy`` command; returns the exit status (2 when it could not run)."""
     args = _parser().parse_args(argv)
-    handlers = {"diff": _diff, "generate": _generate, "capture": _capture, "doc": _doc}
+    handlers = {
+        "diff": _diff,
+        "generate": _generate,
+        "capture": _capture,
+        "doc": _doc,
+        "mutants": _mutants,
+    }
     try:
         return handlers[args.command](args)
-    except (CorpusError, ExpectError, ScratchError, OSError) as exc:
+    except (
+        CorpusError,
+        EquivalentError,
+        ExpectError,
+        ParseError,
+        ScratchError,
+        OSError,
+    ) as exc:
         print(f"policy {args.command}: {exc}", file=sys.stderr)
         return FAILED

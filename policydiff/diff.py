@@ -18,8 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from policydiff.compare import Change, changes
 from policydiff.corpus import Record
+from policydiff.describe import phrase
 from policydiff.minimise import Reduced, reduce
 from policydiff.scratch import Outcome, ScratchOpa, replay
 
@@ -35,12 +38,15 @@ class Example:
         partial: the record had masked fields (replayed without them).
         transition: what changed for this record.
         reduced: the minimal input, the facts that matter and both answers.
+        words: the facts that matter in the decision tables' words
+            (``run agent: disabled``), one per fact.
     """
 
     source: str
     partial: bool
     transition: str
     reduced: Reduced
+    words: tuple[str, ...] = ()
 
 
 @dataclass
@@ -109,27 +115,73 @@ class DiffReport:
 def _pick(
     group: Group, sizes: Sequence[int], found: dict[int, list[Change]], count: int
 ) -> list[tuple[int, Change]]:
-    """Up to ``count`` records of the group: different transitions first, small first.
+    """Candidate records for the group's examples, best first: up to ``count`` times four.
 
-    ``sizes`` are the sizes of the replayed records (``len(record.key)``), by index.
+    Different transitions first, small records first. More candidates than examples
+    are returned because reduction often turns two records into one example
+    (:func:`_examples` keeps distinct ones). ``sizes`` are the sizes of the replayed
+    records (``len(record.key)``), by index.
     """
     ordered = sorted(group.records, key=lambda index: sizes[index])
     picked: list[tuple[int, Change]] = []
+    chosen: set[int] = set()
     shown: set[str] = set()
     for distinct in (True, False):
         for index in ordered:
-            if len(picked) >= count:
+            if len(picked) >= count * _CANDIDATES_PER_EXAMPLE:
                 return picked
             change = next(
                 c for c in found[index] if (c.action, c.kind) == (group.action, group.kind)
             )
-            if any(index == chosen for chosen, _ in picked):
-                continue
-            if distinct and change.transition in shown:
+            if index in chosen or (distinct and change.transition in shown):
                 continue
             picked.append((index, change))
+            chosen.add(index)
             shown.add(change.transition)
     return picked
+
+
+_CANDIDATES_PER_EXAMPLE = 4
+
+
+def _examples(
+    group: Group,
+    records: Sequence[Record],
+    candidates: Sequence[tuple[int, Change]],
+    count: int,
+    evaluate: Any,
+) -> list[Example]:
+    """Reduce candidates until ``count`` distinct examples are found.
+
+    Two examples are the same when, after reduction, they show the same transition
+    on the same facts that matter (with their values); without such facts, when their
+    minimal inputs are equal. A reader learns nothing from the second one.
+    """
+    examples: list[Example] = []
+    seen: set[bytes] = set()
+    for index, change in candidates:
+        if len(examples) >= count:
+            break
+        record = records[index]
+        reduced = reduce(record.entrypoint, record.input, change, evaluate)
+        shown: Any = [[fact.path, fact.value] for fact in reduced.facts] or reduced.input
+        key = orjson.dumps([change.transition, shown], option=orjson.OPT_SORT_KEYS)
+        if key in seen:
+            continue
+        seen.add(key)
+        examples.append(
+            Example(
+                source=record.source,
+                partial=record.partial,
+                transition=change.transition,
+                reduced=reduced,
+                words=tuple(
+                    phrase(record.entrypoint, reduced.input, fact.steps, fact.value)
+                    for fact in reduced.facts
+                ),
+            )
+        )
+    return examples
 
 
 def diff_on(
@@ -181,16 +233,8 @@ def diff_on(
             return list(zip(left.result(), right.result(), strict=True))
 
         for group in groups.values():
-            for index, change in _pick(group, sizes, found, examples):
-                record = records[index]
-                group.examples.append(
-                    Example(
-                        source=record.source,
-                        partial=record.partial,
-                        transition=change.transition,
-                        reduced=reduce(record.entrypoint, record.input, change, evaluate),
-                    )
-                )
+            candidates = _pick(group, sizes, found, examples)
+            group.examples = _examples(group, records, candidates, examples, evaluate)
         seconds["examples"] = time.monotonic() - mark
     ordered = sorted(
         groups.values(), key=lambda g: (not g.widening, g.entrypoint, g.action, g.kind)

@@ -148,7 +148,7 @@ _TABLES: dict[str, tuple[tuple[str, ...], _Answer, str]] = {
         "whether one candidate holds trigger on the channel.",
     ),
     "session context: intents": (
-        ("resolve", "intent"),
+        ("resolve", "intent decision"),
         _intent,
         "`sessioncontext/resolve`: may the caller resolve, and the decision on one "
         "proposed intent. Surfaces sent: every registry surface and `unknown.surface`.",
@@ -176,7 +176,7 @@ _TABLES: dict[str, tuple[tuple[str, ...], _Answer, str]] = {
         "`privacy/write`: the background-answer ceiling before a run-step or answer write.",
     ),
 }
-_DECISION_COLUMNS = ("allow", "reason", "status")
+_DECISION_COLUMNS = ("allow", "reason", "HTTP status")
 
 
 # --------------------------------------------------------------------- the tree
@@ -253,18 +253,43 @@ def table_rows(
 # --------------------------------------------------------------------- rendering
 
 
+# The words a cell uses besides the values themselves (each is in the legend).
+ANY, NOT, JOIN, NONE = "any", "not ", ", ", "-"
+
+
 def _cell(values: tuple[str, ...] | None, domain: Sequence[str]) -> str:
     if values is None:
-        return "any"
+        return ANY
     if len(values) > 3 and len(values) == len(domain) - 1:
         (missing,) = [value for value in domain if value not in values]
-        return f"not {missing}"
-    return ", ".join(values)
+        return f"{NOT}{missing}"
+    return JOIN.join(values)
+
+
+def check_labels(
+    rows: list[tuple[dict[str, str], tuple[str, ...]]], columns: Sequence[str]
+) -> None:
+    """Fail on a table that could be read two ways.
+
+    Raises:
+        ValueError: two columns share a heading; a value contains the separator of a
+            cell's list, starts like a negation, or is one of the legend's words.
+    """
+    facts = list(dict.fromkeys(fact for row, _ in rows for fact in row))
+    headings = [fact.replace("_", " ") for fact in facts] + list(columns)
+    repeated = sorted({heading for heading in headings if headings.count(heading) > 1})
+    if repeated:
+        raise ValueError(f"columns share a heading: {', '.join(repeated)}")
+    for row, _ in rows:
+        for fact, value in row.items():
+            if JOIN.strip() in value or value.startswith(NOT) or value == ANY:
+                raise ValueError(f"the value {value!r} of {fact!r} reads two ways in a table")
 
 
 def _render_table(
     rows: list[tuple[dict[str, str], tuple[str, ...]]], facts: Sequence[str], columns: Sequence[str]
 ) -> list[str]:
+    check_labels(rows, columns)
     used, leaves = table_rows(rows, facts)
     domains = {fact: list(dict.fromkeys(row[fact] for row, _ in rows)) for fact in used}
     header = [*(fact.replace("_", " ") for fact in used), *columns]
@@ -292,24 +317,44 @@ doc`); do not edit by hand. CI fails when this file and the policies disagree.
 
 Each table lists, for one action (or one part of a batch entry point), the facts that
 matter and the answer the policies in `policies/` give. A row reads left to right:
-when the facts match (`any`: this fact does not matter on this row; `not x`: every
-value but `x`), the answer is the one on the right. Facts the generator varies but
-that never change the answer are left out. The facts are those of
-`policydiff/generate.py`:
+when the facts match, the answer is the one on the right. Facts the generator varies
+but that never change the answer are left out.
+
+Legend of the cells:
+
+* `any`: this fact does not matter on this row;
+* `a, b`: the fact has one of these values;
+* `not x`: the fact has any value but `x`;
+* `-`: the fact does not apply: no grant (so no `via` and no `expiry`), no actor (so
+  no `status` or `permission`), no agent to provision; in an answer column: no
+  answer of that part (the call was refused before it);
+* `unknown`: a value that neither the service's schema nor any rule lists (an
+  origin, a state, a status the policies have never seen).
+
+The facts are those of `policydiff/generate.py`:
 
 * `actor`, `caller`, `candidate`, `author`: who asks or is asked about (`person` is
-  Alex, `owner` Robin the instance owner, `agent` an agent, `app` an app);
-* `status`: the principal's status; `grant`, `via`, `expiry`: one grant on the
-  channel path (its level, whether it names the principal on the channel, a group
-  of the principal on the channel, or the principal on the channel's space, and
-  whether it never expires, expires in the future or expired); `member`: the
-  principal is a member (or DM participant); `channel`: regular or DM; `archived`:
-  which of the channel and its space are archived;
+  Alex, `owner` Robin the instance owner, `agent` an agent, `app` an app, `run agent`
+  the run's own agent, `other agent` another agent, `triggering person` the person
+  who started the run, `unknown` an actor the facts do not know);
+* `status`: the principal's status; `permission`: a permission the principal holds
+  (`none`: none); `grant`, `via`, `expiry`: one grant on the channel path (its
+  level; whether it names the principal on the channel, a group of the principal on
+  the channel, or the principal on the channel's space; whether it never expires,
+  expires in the future or expired); `member`: the principal is a member (or DM
+  participant); `channel`: regular or DM; `archived`: which of the channel and its
+  space is archived;
 * the remaining facts are named after the input fields they set
   ([policy-input.md](policy-input.md)).
 
-How to review a change with these tables and the impact diff: the
-[policy guide](policy-guide.md#reviewing-a-policy-change).
+Answer columns: `allow`, `reason` and `HTTP status` of a decision (`HTTP status` is
+the status the service answers, not a principal's status); the other tables name
+theirs in their introduction.
+
+Every table shows the generated corpus's family records; its variants (another
+channel, the expiry exactly now, malformed facts, ...) are replayed by the impact
+diff but not tabled. How to review a change with these tables and the impact diff:
+the [policy guide](policy-guide.md#reviewing-a-policy-change).
 """
 
 
@@ -319,7 +364,11 @@ def render_decision_tables(policies: Path, *, binary: Path) -> str:
     Raises:
         ScratchError: the scratch OPA does not start or load the policies.
     """
-    records = [record for record in generate(policies, mixtures=0) if record.label is not None]
+    records = [
+        record
+        for record in generate(policies, mixtures=0, variants_of_pivots=False, binary=binary)
+        if record.label is not None
+    ]
     outcomes = _evaluate(records, policies, binary)
     tables: dict[str, list[tuple[dict[str, str], tuple[str, ...]]]] = {}
     facts_of: dict[str, list[str]] = {}

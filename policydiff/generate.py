@@ -1,19 +1,37 @@
-"""The generated corpus: the fact space of every action and entry point, enumerated.
+"""The generated corpus: the fact space of every action and entry point, adequate by construction.
 
-Each *family* below builds the inputs of one kind of question from a few dimensions
-(principal kind and status, grant level and how it reaches the channel, expiry,
-membership, DM or regular, archive flags, run state, ...) and enumerates their
-product, so a policy change that flips any combination shows up in the diff. The
-dimensions are the facts the rules read (``docs/policy-input.md``); every record
-carries them as its ``label``, which the decision tables (:mod:`policydiff.doc`) use.
+Three layers, all deterministic:
 
-Bounded: the product is kept in the tens of thousands (about 40,000 records) by
-giving each family only the dimensions its rules read. A seeded part adds inputs with
-several grants and candidates at once (the maximum of levels, several holders), drawn
-with :class:`random.Random` from ``seed``: the same seed gives the same file.
+1. **Families** (the decision tables). Each family builds the inputs of one kind of
+   question from a few dimensions (principal kind and status, grant level and how it
+   reaches the channel, expiry, membership, DM or regular, archive flags, run state,
+   ...) and enumerates their product. Every record carries its dimensions as its
+   ``label``, which the decision tables (:mod:`policydiff.doc`) read.
+2. **Variants of pivots** (the adequacy layer, :mod:`policydiff.variants`). Each
+   family names a few *pivots*, inputs where its rules are met, and every fact of a
+   pivot is changed on its own: another id of the world where the rules compare ids
+   (another channel of the same space, another space, another runner, another
+   agent's run), each time at the boundary of ``now`` (one second before, exactly,
+   one second after) and malformed, every other value and an ``unknown`` value of
+   every enum, wrong types and missing keys of every stored fact, permissions for
+   every principal kind.
+3. **Mixtures**: seeded inputs with several grants and candidates at once (the
+   maximum of levels, several holders), drawn with :class:`random.Random`.
 
-The registry of the session-context resolution (surfaces and tools) is read from the
-policies folder given, so a new surface or tool is generated as soon as it exists.
+**Derived, not listed.** The values of every enum come from the service's schema
+(``repositories/models.py``, ``app/domain/privacy.py``) *and from the policies
+themselves*: every string a rule compares with an input field, read from OPA's AST
+(:func:`policydiff.rego.vocabulary`), so a new state, origin, kind, level or action
+in Rego is generated without editing this module. The session-context registry
+(surfaces, tools, permissions) is read from the policies folder. The shapes that
+variants change come from the typed inputs (``app/policy/inputs.py``), so a new
+field of the input contract is varied as soon as it is typed.
+
+**Adding a family** (a new action or input, e.g. a session bound to a run): write a
+function that yields labelled records over the new dimensions (for the table) and a
+function that yields one pivot per rule branch that allows (or answers
+differently), and add both to :data:`FAMILIES`. The variants, the unknown values and
+the boundaries follow from the pivots.
 
 Ids are readable names (``alex``, ``general``) rather than uuids: the policies compare
 ids only for equality, and reviewers read the examples.
@@ -21,15 +39,17 @@ ids only for equality, and reviewers read the examples.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from app.domain.privacy import CEILING_KINDS, CEILING_LEVELS
-from app.policy import resources
+from app.policy import inputs, resources
 from app.policy.gateway import (
     DECISION,
     PRIVACY_ATTEMPT,
@@ -55,41 +75,182 @@ from app.policy.inputs import (
     TaskFacts,
     TriggerHoldersInput,
 )
-from policydiff.corpus import Record
+from policydiff.corpus import Record, dedupe
+from policydiff.rego import parse_modules, vocabulary
+from policydiff.scratch import data_files
+from policydiff.variants import Variants, Vocabulary, World
+from repositories.models import (
+    BINDING_STATES,
+    CHANNEL_KINDS,
+    GRANT_LEVELS,
+    MESSAGE_ORIGINS,
+    PRINCIPAL_KINDS,
+    PRINCIPAL_STATUSES,
+    RUN_STATES,
+)
 
-__all__ = ["DEFAULT_SEED", "NOW", "generate"]
+__all__ = [
+    "DEFAULT_SEED",
+    "FAMILIES",
+    "LEVELS",
+    "NOW",
+    "ORIGINS",
+    "RUN_STATES",
+    "STATUSES",
+    "Family",
+    "Generator",
+    "generate",
+    "glossary",
+]
 
 DEFAULT_SEED = 11
+OPA = Path(__file__).resolve().parents[1] / ".bin" / "opa"
 
 # The fixed clock of every generated input; expiries lie around it.
 NOW = "2026-12-01T12:00:00Z"
+AROUND_NOW = ("2026-12-01T11:59:59Z", "2026-12-01T12:00:01Z")
 _EXPIRES = {"never": None, "future": "2026-12-31T12:00:00Z", "past": "2026-11-30T12:00:00Z"}
 
-STATUSES = ("active", "pending", "disabled", "deleted")
-LEVELS = ("read", "write", "trigger", "manage")
+# The schema's lists (the policies add their own values, see Generator.vocabulary).
+STATUSES = PRINCIPAL_STATUSES
+LEVELS = GRANT_LEVELS
+ORIGINS = MESSAGE_ORIGINS
 VIAS = ("direct", "group", "space")
-RUN_STATES = ("queued", "running", "waiting_input", "succeeded", "failed", "cancelled")
-ORIGINS = ("human", "agent", "app", "import", "system")
 
-# Readable ids. People are Alex, Sam and Robin (the instance owner).
+# Readable ids of the world. People are Alex, Sam and Robin (the instance owner).
 SPACE, OTHER_SPACE = "support", "marketing"
-CHANNEL, OTHER_CHANNEL = "general", "campaigns"
-GROUP = "team"
-RUN, RUNNER, OTHER_RUNNER = "run-1", "runner-1", "runner-2"
+CHANNEL, SIBLING_CHANNEL, OTHER_CHANNEL = "general", "billing", "campaigns"
+GROUP, OTHER_GROUP = "team", "ops"
+RUN, OTHER_RUN = "run-1", "run-2"
+RUNNER, OTHER_RUNNER = "runner-1", "runner-2"
 
-# The actor of each principal kind: id, kind and whether it is an instance owner.
-_ACTORS: dict[str, tuple[str, str, bool]] = {
-    "person": ("alex", "user", False),
-    "owner": ("robin", "user", True),
-    "agent": ("lotse", "agent", False),
-    "app": ("importer", "app", False),
+# Each id and the ids of the same kind beside it: what a variant swaps it for.
+_SIBLINGS: dict[str, tuple[str, ...]] = {
+    "alex": ("sam",),
+    "sam": ("alex",),
+    "robin": ("alex",),
+    "lotse": ("texter",),
+    "texter": ("lotse",),
+    "importer": ("inspector",),
+    "inspector": ("importer",),
+    CHANNEL: (SIBLING_CHANNEL, OTHER_CHANNEL),
+    SIBLING_CHANNEL: (CHANNEL,),
+    OTHER_CHANNEL: (CHANNEL,),
+    SPACE: (OTHER_SPACE,),
+    OTHER_SPACE: (SPACE,),
+    GROUP: (OTHER_GROUP,),
+    OTHER_GROUP: (GROUP,),
+    RUN: (OTHER_RUN,),
+    RUNNER: (OTHER_RUNNER,),
+    OTHER_RUNNER: (RUNNER,),
+    "thread-run": ("thread-main",),
+    "thread-main": ("thread-run",),
+    "thread-other": ("thread-run",),
+    "thread-moved": ("thread-run",),
+}
+WORLD = World(siblings=_SIBLINGS, now=NOW, around_now=AROUND_NOW)
+
+
+def glossary() -> dict[str, str]:
+    """Who or what each id of the world is, in the words of the decision tables."""
+    return {
+        "alex": "person",
+        "sam": "other person",
+        "robin": "owner",
+        "lotse": "agent",
+        "texter": "other agent",
+        "importer": "app",
+        "inspector": "app",
+        CHANNEL: "channel",
+        SIBLING_CHANNEL: "other channel of the space",
+        OTHER_CHANNEL: "channel of another space",
+        SPACE: "space",
+        OTHER_SPACE: "other space",
+        GROUP: "group",
+        OTHER_GROUP: "other group",
+        RUN: "run",
+        OTHER_RUN: "other run",
+        RUNNER: "runner",
+        OTHER_RUNNER: "other runner",
+    }
+
+
+def _resource_kinds() -> tuple[str, ...]:
+    """The resource kinds of the input contract (the ``kind`` literals of ``Resource``)."""
+    kinds: list[str] = []
+    for member in get_args(inputs.Resource):
+        field = get_type_hints(member).get("kind")
+        if field is not None and get_origin(field) is Literal:
+            kinds += [str(value) for value in get_args(field)]
+    return tuple(kinds)
+
+
+# The schema's value lists of each enum field (a field name can have several).
+DOMAINS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "status": (PRINCIPAL_STATUSES,),
+    "kind": (
+        PRINCIPAL_KINDS,
+        CHANNEL_KINDS,
+        ("principal", "group"),
+        ("channel", "space"),
+        _resource_kinds(),
+    ),
+    "origin": (MESSAGE_ORIGINS,),
+    "state": (RUN_STATES, BINDING_STATES),
+    "level": (GRANT_LEVELS, CEILING_LEVELS),
+    "plane": (("client", "server"),),
 }
 
-# A grant on the channel path: level, how it reaches the channel, expiry; "-" is none.
-_GRANTS: tuple[tuple[str, str, str], ...] = (
-    ("none", "-", "-"),
-    *itertools.product(LEVELS, VIAS, _EXPIRES),
-)
+
+# ---------------------------------------------------------------- the generator
+
+
+@dataclass(frozen=True)
+class Generator:
+    """What the families build from: the vocabulary and the session-context registry.
+
+    Attributes:
+        vocabulary: the values of every enum field (schema and policies).
+        registry: the session-context registry of the policies folder.
+    """
+
+    vocabulary: Vocabulary
+    registry: dict[str, Any]
+
+    def enum(self, field: str, domain: Sequence[str]) -> tuple[str, ...]:
+        """``domain``, the policies' new values of ``field``, and ``unknown``."""
+        return self.vocabulary.enum(field, domain)
+
+    @property
+    def statuses(self) -> tuple[str, ...]:
+        """Principal statuses, with the policies' new ones and ``unknown``."""
+        return self.enum("status", PRINCIPAL_STATUSES)
+
+    @property
+    def listed_statuses(self) -> tuple[str, ...]:
+        """Principal statuses without ``unknown`` (for the largest product: its pivots'
+        variants carry the unknown status)."""
+        return self.statuses[:-1]
+
+    @property
+    def permissions(self) -> list[str]:
+        """Permissions the authorization rules compare (``authz:inspect``)."""
+        return sorted(self.vocabulary.rego.get("permissions", ()))
+
+
+@dataclass(frozen=True)
+class Family:
+    """A kind of question: its table records and its pivots.
+
+    Attributes:
+        name: for people (``channel actions``).
+        records: yields the labelled records of the family's product.
+        pivots: yields ``(entrypoint, input)`` pivots whose variants are generated.
+    """
+
+    name: str
+    records: Callable[[Generator], Iterator[Record]]
+    pivots: Callable[[Generator], Iterator[tuple[str, Any]]]
 
 
 def _principal(
@@ -118,6 +279,11 @@ def _facts(
     grants: Sequence[GrantFacts] = (),
     extra_channels: bool = False,
 ) -> FactBundle:
+    """The fact bundle of ``general`` in ``support``; ``extra_channels`` adds its neighbours.
+
+    The neighbours are ``billing`` (another channel of ``support``) and ``campaigns``
+    in the space ``marketing``: what variants swap the channel and the space for.
+    """
     facts: FactBundle = {
         "now": NOW,
         "principals": principals,
@@ -133,12 +299,13 @@ def _facts(
         "grants": list(grants),
     }
     if extra_channels:
-        facts["channels"][OTHER_CHANNEL] = {
-            "kind": "regular",
-            "archived": False,
-            "space_id": OTHER_SPACE,
-            "members": [],
-        }
+        for channel, space in ((SIBLING_CHANNEL, SPACE), (OTHER_CHANNEL, OTHER_SPACE)):
+            facts["channels"][channel] = {
+                "kind": "regular",
+                "archived": False,
+                "space_id": space,
+                "members": [],
+            }
         facts["spaces"][OTHER_SPACE] = {"archived": False}
     return facts
 
@@ -163,6 +330,13 @@ def _grants(principal_id: str, grant: tuple[str, str, str]) -> list[GrantFacts]:
     return [] if level == "none" else [_grant(principal_id, level, via, expiry)]
 
 
+# A grant on the channel path: level, how it reaches the channel, expiry; "-" is none.
+_GRANTS: tuple[tuple[str, str, str], ...] = (
+    ("none", "-", "-"),
+    *itertools.product(LEVELS, VIAS, _EXPIRES),
+)
+
+
 def _decision(action: str, actor: str, resource: Resource, facts: FactBundle) -> dict[str, Any]:
     return {"action": action, "actor": actor, "resource": resource, "facts": facts}
 
@@ -174,17 +348,26 @@ def _record(entrypoint: str, input: Any, table: str | list[str] | None, **facts:
 
 # ---------------------------------------------------------------- authz/decision
 
+# The actor of each principal kind: id, kind and whether it is an instance owner.
+_ACTORS: dict[str, tuple[str, str, bool]] = {
+    "person": ("alex", "user", False),
+    "owner": ("robin", "user", True),
+    "agent": ("lotse", "agent", False),
+    "app": ("importer", "app", False),
+}
+_CHANNEL_ACTIONS = ("message.list", "message.read", "message.post")
 
-def _channel_actions() -> Iterator[Record]:
+
+def _channel_actions(g: Generator) -> Iterator[Record]:
     """message.list, message.read, message.post over the whole level fact space."""
     dims = itertools.product(
-        ("message.list", "message.read", "message.post"),
+        _CHANNEL_ACTIONS,
         _ACTORS,
-        STATUSES,
+        g.listed_statuses,
         _GRANTS,
         ("no", "yes"),
         ("regular", "dm"),
-        ("none", "channel", "space", "both"),
+        ("none", "channel", "space"),
     )
     for action, actor_type, status, grant, member, channel_kind, archived in dims:
         actor, kind, owner = _ACTORS[actor_type]
@@ -211,6 +394,30 @@ def _channel_actions() -> Iterator[Record]:
         )
 
 
+def _channel_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """Per action, one pivot per way to reach the channel, at the action's level."""
+    for action in _CHANNEL_ACTIONS:
+        level = "write" if action == "message.post" else "read"
+        people = {"alex": _principal("user", groups=[GROUP])}
+        ways: list[tuple[dict[str, PrincipalFacts], list[GrantFacts], list[str], str]] = [
+            (people, [_grant("alex", level, "direct", "future")], [], "none"),
+            (people, [_grant("alex", level, "group", "future")], [], "none"),
+            (people, [_grant("alex", level, "space", "future")], [], "none"),
+            (people, [], ["alex"], "none"),
+            (people, [_grant("alex", "read", "direct", "future")], [], "channel"),
+            ({"alex": _principal("user", owner=True)}, [], [], "none"),
+        ]
+        for principals, grants, members, archived in ways:
+            facts = _facts(
+                principals,
+                archived=archived,
+                members=members,
+                grants=grants,
+                extra_channels=True,
+            )
+            yield DECISION, _decision(action, "alex", resources.channel(CHANNEL), facts)
+
+
 _RUN_ACTORS: dict[str, tuple[str, str, bool]] = {
     "run agent": ("lotse", "agent", False),
     "other agent": ("texter", "agent", False),
@@ -218,13 +425,14 @@ _RUN_ACTORS: dict[str, tuple[str, str, bool]] = {
     "owner": ("robin", "user", True),
     "app": ("importer", "app", False),
 }
+_RUN_ACTIONS = ("run.context.read", "provider.attempt", "run.content.write", "run.privacy.read")
 
 
-def _run_actions() -> Iterator[Record]:
+def _run_actions(g: Generator) -> Iterator[Record]:
     """run.context.read and the run privacy actions: actor, status, run state, access."""
-    actions = ("run.context.read", "provider.attempt", "run.content.write", "run.privacy.read")
+    states = (*g.enum("state", RUN_STATES), "no such run")
     for action, actor_type, status, state, access in itertools.product(
-        actions, _RUN_ACTORS, STATUSES, (*RUN_STATES, "unknown"), ("none", "read")
+        _RUN_ACTIONS, _RUN_ACTORS, g.statuses, states, ("none", "read")
     ):
         actor, kind, owner = _RUN_ACTORS[actor_type]
         principals = {actor: _principal(kind, status, owner=owner)}
@@ -236,7 +444,7 @@ def _run_actions() -> Iterator[Record]:
         )
         resource: Resource = (
             {"kind": "run", "id": RUN}
-            if state == "unknown"
+            if state == "no such run"
             else resources.run(RUN, agent_id="lotse", channel_id=CHANNEL, state=state)
         )
         yield _record(
@@ -250,87 +458,121 @@ def _run_actions() -> Iterator[Record]:
         )
 
 
-_INSTANCE_ACTORS: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
-    "person": ("alex", "user", False, ()),
-    "owner": ("robin", "user", True, ()),
-    "agent": ("lotse", "agent", False, ()),
-    "app": ("importer", "app", False, ()),
-    "app with authz:inspect": ("inspector", "app", False, ("authz:inspect",)),
-}
-
-_INSTANCE_ACTIONS = (
-    "admin.grants.create",
-    "admin.grants.delete",
-    "admin.principals.update",
-    "admin.spaces.update",
-    "admin.channels.update",
-    "admin.threads.move",
-    "admin.runs.create",
-    "admin.runs.update",
-    "admin.followups.create",
-    "admin.followups.update",
-    "admin.sessions.set",
-    "admin.messages.delete",
-    "admin.provider_policies.set",
-    "admin.task_policies.set",
-    "authz.explain",
-    "health.live",
-    "health.ready",
-    "session_context.resolve",
-    # Not known to the policies: the default deny must stay.
-    "admin.everything",
-    "message.delete",
-)
+def _run_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """The run's agent on its live run; another agent and a person who read the channel."""
+    for action in _RUN_ACTIONS:
+        for actor, kind in (("lotse", "agent"), ("texter", "agent"), ("alex", "user")):
+            principals = {actor: _principal(kind), "lotse": _principal("agent")}
+            facts = _facts(
+                principals,
+                grants=[_grant(actor, "read", "direct", "future")] if actor != "lotse" else [],
+                extra_channels=True,
+            )
+            resource = resources.run(RUN, agent_id="lotse", channel_id=CHANNEL, state="running")
+            yield DECISION, _decision(action, actor, resource, facts)
 
 
-def _instance_actors() -> Iterator[tuple[str, str, str, dict[str, PrincipalFacts]]]:
-    """(actor type, status, actor id, principals) for instance-wide questions."""
-    for actor_type, status in itertools.product(_INSTANCE_ACTORS, STATUSES):
-        actor, kind, owner, permissions = _INSTANCE_ACTORS[actor_type]
-        yield (
-            actor_type,
-            status,
-            actor,
-            {actor: _principal(kind, status, owner=owner, permissions=permissions)},
-        )
-    yield "unknown", "-", "nobody", {}
+# Actions no family of its own generates (the others are checked against
+# vocabulary["action"] in _instance_actions).
+_UNKNOWN_ACTIONS = ("admin.everything", "message.delete")
 
 
-def _instance_actions() -> Iterator[Record]:
+def _instance_actors(
+    g: Generator,
+) -> Iterator[tuple[str, str, str, str, dict[str, PrincipalFacts]]]:
+    """(actor type, status, permission, actor id, principals) for instance-wide questions.
+
+    Every principal kind of :data:`_ACTORS` is generated with and without each
+    permission the authorization rules compare, so every kind holds them once.
+    """
+    held = ("none", *g.permissions)
+    for actor_type, status, permission in itertools.product(_ACTORS, g.statuses, held):
+        actor, kind, owner = _ACTORS[actor_type]
+        permissions = [] if permission == "none" else [permission]
+        principal = _principal(kind, status, owner=owner, permissions=permissions)
+        yield actor_type, status, permission, actor, {actor: principal}
+    yield "unknown", "-", "-", "nobody", {}
+
+
+def _instance_action_names(g: Generator) -> list[str]:
+    """Every action the policies name that no other family generates, plus unknown ones."""
+    others = {
+        *_CHANNEL_ACTIONS,
+        *_RUN_ACTIONS,
+        *_RUNNER_ACTIONS,
+        _HOLDERS_QUERY,
+        _PROVISION,
+    }
+    named = sorted(g.vocabulary.rego.get("action", ()))
+    return [action for action in named if action not in others] + list(_UNKNOWN_ACTIONS)
+
+
+def _instance_actions(g: Generator) -> Iterator[Record]:
     """admin.*, explain, health, session_context.resolve and unknown actions."""
-    for action in _INSTANCE_ACTIONS:
-        for actor_type, status, actor, principals in _instance_actors():
+    for action in _instance_action_names(g):
+        for actor_type, status, permission, actor, principals in _instance_actors(g):
             yield _record(
                 DECISION,
                 _decision(action, actor, resources.instance(), _facts(principals)),
                 action,
                 actor=actor_type,
                 status=status,
+                permission=permission,
             )
 
 
-def _trigger_holders_query() -> Iterator[Record]:
+def _instance_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """Per instance-wide action: an active owner, and what another action's rule wants.
+
+    The second pivot is the trigger-holder query's allowed case (an app holding every
+    compared permission, on a known channel) asked for this action: a rule that
+    forgets to check its action shows there.
+    """
+    for action in _instance_action_names(g):
+        principals = {"robin": _principal("user", owner=True)}
+        yield DECISION, _decision(action, "robin", resources.instance(), _facts(principals))
+        app = {"importer": _principal("app", permissions=g.permissions)}
+        facts = _facts(app, extra_channels=True)
+        yield DECISION, _decision(action, "importer", resources.channel(CHANNEL), facts)
+
+
+_HOLDERS_QUERY = "authz.trigger_holders.query"
+
+
+def _trigger_holders_query(g: Generator) -> Iterator[Record]:
     """authz.trigger_holders.query: who may ask, on a known or an unknown channel."""
-    action = "authz.trigger_holders.query"
     for channel in ("known", "unknown"):
-        for actor_type, status, actor, principals in _instance_actors():
+        for actor_type, status, permission, actor, principals in _instance_actors(g):
             target = CHANNEL if channel == "known" else "nowhere"
             yield _record(
                 DECISION,
-                _decision(action, actor, resources.channel(target), _facts(principals)),
-                action,
+                _decision(_HOLDERS_QUERY, actor, resources.channel(target), _facts(principals)),
+                _HOLDERS_QUERY,
                 actor=actor_type,
                 status=status,
+                permission=permission,
                 channel=channel,
             )
 
 
-def _workspace_provision() -> Iterator[Record]:
+def _trigger_holders_query_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """The owner and an app with every compared permission, on the known channel."""
+    for actor, principal in (
+        ("robin", _principal("user", owner=True)),
+        ("importer", _principal("app", permissions=g.permissions)),
+    ):
+        facts = _facts({actor: principal}, extra_channels=True)
+        yield DECISION, _decision(_HOLDERS_QUERY, actor, resources.channel(CHANNEL), facts)
+
+
+_PROVISION = "agent.workspace.provision"
+
+
+def _workspace_provision(g: Generator) -> Iterator[Record]:
     """agent.workspace.provision: who provisions for which agent."""
-    action = "agent.workspace.provision"
     targets = ("own agent", "agent of another person", "agent without owner", "a person", "unknown")
     for actor_type, status, target, agent_status in itertools.product(
-        _ACTORS, STATUSES, targets, ("active", "disabled")
+        _ACTORS, g.statuses, targets, ("active", "disabled")
     ):
         if target in ("a person", "unknown") and agent_status == "disabled":
             continue
@@ -346,9 +588,12 @@ def _workspace_provision() -> Iterator[Record]:
         yield _record(
             DECISION,
             _decision(
-                action, actor, resources.agent(target_id, owner_id=owner_id), _facts(principals)
+                _PROVISION,
+                actor,
+                resources.agent(target_id, owner_id=owner_id),
+                _facts(principals),
             ),
-            action,
+            _PROVISION,
             actor=actor_type,
             status=status,
             target=target,
@@ -356,25 +601,38 @@ def _workspace_provision() -> Iterator[Record]:
         )
 
 
-def _runner_actions() -> Iterator[Record]:
+def _workspace_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """The agent's owner, and an instance owner provisioning another person's agent."""
+    for actor, principal, owner_id in (
+        ("alex", _principal("user"), "alex"),
+        ("robin", _principal("user", owner=True), "sam"),
+    ):
+        principals = {actor: principal, "texter": _principal("agent"), "sam": _principal("user")}
+        resource = resources.agent("texter", owner_id=owner_id)
+        yield DECISION, _decision(_PROVISION, actor, resource, _facts(principals))
+
+
+_RUNNER_ACTIONS = (
+    "runner.enroll",
+    "runner.session.bind",
+    "runner.session.reload",
+    "runner.session.stop",
+    "runner.comms.relay",
+)
+
+
+def _runner_actions(g: Generator) -> Iterator[Record]:
     """runner.*: enrolment, binding ownership, epoch, state and the bound agent."""
-    actions = (
-        "runner.enroll",
-        "runner.session.bind",
-        "runner.session.reload",
-        "runner.session.stop",
-        "runner.comms.relay",
-    )
     bindings = (
         ("none", "-", "-"),
         *itertools.product(
             ("own", "stale epoch", "other runner"),
-            ("provisioned", "bound", "stopped"),
+            g.enum("state", BINDING_STATES),
             ("active agent", "disabled agent", "a person"),
         ),
     )
     for action, caller, binding in itertools.product(
-        actions, ("enrolled runner", "runner never enrolled", "person"), bindings
+        _RUNNER_ACTIONS, ("enrolled runner", "runner never enrolled", "person"), bindings
     ):
         holder, state, agent = binding
         actor = "alex" if caller == "person" else RUNNER
@@ -411,6 +669,20 @@ def _runner_actions() -> Iterator[Record]:
         )
 
 
+def _runner_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """An enrolled runner with its own binding, in each state its actions accept."""
+    for action, state in itertools.product(_RUNNER_ACTIONS, ("bound", "provisioned")):
+        facts = _facts({"lotse": _principal("agent")})
+        facts["runners"] = {
+            RUNNER: {"enrolled": True, "enrollment_epoch": 3},
+            OTHER_RUNNER: {"enrolled": True, "enrollment_epoch": 3},
+        }
+        resource = resources.binding(
+            runner_id=RUNNER, enrollment_epoch=3, state=state, agent_id="lotse"
+        )
+        yield DECISION, _decision(action, RUNNER, resource, facts)
+
+
 # ---------------------------------------------------------------- run context
 
 
@@ -434,7 +706,7 @@ def _author_access(author: str, access: str) -> tuple[list[GrantFacts], bool, li
         return [_grant(author, "trigger", "direct", "never")], False, []
     if access == "trigger on the space":
         return [_grant(author, "trigger", "space", "never")], False, []
-    if access == "trigger, expired":
+    if access == "expired trigger":
         return [_grant(author, "trigger", "direct", "past")], False, []
     return [_grant(author, "manage", "group", "future")], False, [GROUP]  # manage via group
 
@@ -444,7 +716,7 @@ _ACCESS_VALUES = (
     "write (member)",
     "trigger on the channel",
     "trigger on the space",
-    "trigger, expired",
+    "expired trigger",
     "manage via group",
 )
 
@@ -458,10 +730,11 @@ def _run_ref(*, parent: bool = True, triggered_by: str | None = "alex") -> RunRe
     return run
 
 
-def _classification() -> Iterator[Record]:
+def _classification(g: Generator) -> Iterator[Record]:
     """The classification table and trigger holders: one author per record."""
+    origins = g.enum("origin", MESSAGE_ORIGINS)
     for author_type, origin, status, access, channel_kind, archived in itertools.product(
-        _AUTHORS, ORIGINS, ("active", "disabled"), _ACCESS_VALUES, ("regular", "dm"), ("no", "yes")
+        _AUTHORS, origins, ("active", "disabled"), _ACCESS_VALUES, ("regular", "dm"), ("no", "yes")
     ):
         author, kind, owner = _AUTHORS[author_type]
         grants, member, groups = _author_access(author, access)
@@ -494,10 +767,43 @@ def _classification() -> Iterator[Record]:
         )
 
 
+def _classification_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """Each row of the classification table met: one author per pivot."""
+    authors: tuple[tuple[str, str, list[GrantFacts], list[str]], ...] = (
+        ("alex", "human", [_grant("alex", "trigger", "direct", "future")], []),
+        ("sam", "human", [_grant("sam", "trigger", "space", "future")], []),
+        ("sam", "human", [_grant("sam", "manage", "group", "future")], [GROUP]),
+        ("robin", "human", [], []),
+        ("lotse", "agent", [], []),
+        ("texter", "agent", [], []),
+        ("importer", "app", [], []),
+        ("importer", "import", [], []),
+        ("alex", "system", [], []),
+    )
+    kinds = {"alex": "user", "sam": "user", "robin": "user", "lotse": "agent"}
+    for author, origin, grants, groups in authors:
+        principals = {
+            author: _principal(
+                kinds.get(author, "agent" if author == "texter" else "app"),
+                owner=author == "robin",
+                groups=groups,
+            ),
+            "lotse": _principal("agent"),
+        }
+        request: RunContextInput = {
+            "actor": "lotse",
+            "run": _run_ref(),
+            "threads": [{"id": "thread-run", "channel_id": CHANNEL, "seqs": [1, 2]}],
+            "authors": [{"id": author, "origin": origin}],
+            "facts": _facts(principals, grants=grants, extra_channels=True),
+        }
+        yield RUN_CONTEXT, request
+
+
 _THREADS: dict[str, CandidateThread] = {
     "the run's thread": {"id": "thread-run", "channel_id": CHANNEL, "seqs": [1, 2, 3]},
     "main thread up to the parent": {"id": "thread-main", "channel_id": CHANNEL, "seqs": [38, 40]},
-    "main thread, also after the parent": {
+    "main thread past the parent": {
         "id": "thread-main",
         "channel_id": CHANNEL,
         "seqs": [39, 40, 41],
@@ -507,11 +813,11 @@ _THREADS: dict[str, CandidateThread] = {
 }
 
 
-def _readable() -> Iterator[Record]:
+def _readable(g: Generator) -> Iterator[Record]:
     """Filter mode of a context read: which candidate positions the actor reads."""
     actors = {
         "run agent": ("lotse", "active"),
-        "run agent, disabled": ("lotse", "disabled"),
+        "disabled run agent": ("lotse", "disabled"),
         "other agent": ("texter", "active"),
     }
     for actor_type, access, thread, parent in itertools.product(
@@ -542,7 +848,31 @@ def _readable() -> Iterator[Record]:
         )
 
 
-def _trigger_holders() -> Iterator[Record]:
+def _readable_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """The run's agent without a grant, and a reader, on each thread it reads.
+
+    One thread per pivot: a context read never lists a thread twice, and a variant
+    that renames a thread must not make two of them one.
+    """
+    readers: tuple[tuple[str, list[GrantFacts]], ...] = (
+        ("lotse", []),
+        ("texter", [_grant("texter", "read", "direct", "future")]),
+    )
+    threads = ("the run's thread", "main thread past the parent", "another thread")
+    for (actor, grants), thread in itertools.product(readers, threads):
+        if actor == "lotse" and thread == "another thread":
+            continue  # the run gives its agent nothing there: no rule is met
+        request: RunContextInput = {
+            "actor": actor,
+            "run": _run_ref(),
+            "threads": [_THREADS[thread]],
+            "authors": [],
+            "facts": _facts({actor: _principal("agent")}, grants=grants, extra_channels=True),
+        }
+        yield RUN_CONTEXT, request
+
+
+def _trigger_holders(g: Generator) -> Iterator[Record]:
     """runcontext/trigger_holders: one candidate over the level fact space."""
     for candidate_type, status, grant, member, channel_kind, archived in itertools.product(
         _ACTORS,
@@ -580,6 +910,27 @@ def _trigger_holders() -> Iterator[Record]:
         )
 
 
+def _trigger_holders_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """A holder through each way to trigger (channel, space, group) and the owner."""
+    ways: tuple[tuple[str, PrincipalFacts, list[GrantFacts]], ...] = (
+        ("alex", _principal("user"), [_grant("alex", "trigger", "direct", "future")]),
+        ("alex", _principal("user"), [_grant("alex", "trigger", "space", "future")]),
+        (
+            "alex",
+            _principal("user", groups=[GROUP]),
+            [_grant("alex", "trigger", "group", "future")],
+        ),
+        ("robin", _principal("user", owner=True), []),
+    )
+    for candidate, principal, grants in ways:
+        request: TriggerHoldersInput = {
+            "channel_id": CHANNEL,
+            "candidates": [candidate],
+            "facts": _facts({candidate: principal}, grants=grants, extra_channels=True),
+        }
+        yield TRIGGER_HOLDERS, request
+
+
 # ---------------------------------------------------------------- session context
 
 
@@ -591,15 +942,7 @@ def _registry(policies: Path) -> dict[str, Any]:
     return registry
 
 
-def _session_context(policies: Path) -> Iterator[Record]:
-    """sessioncontext/resolve: caller, its permissions and one intent per record."""
-    registry = _registry(policies)
-    surfaces = [*sorted(registry.get("surfaces", {})), "unknown.surface"]
-    permissions = sorted(registry.get("permissions", {}))
-    permission_sets: dict[str, list[str]] = {"none": []}
-    for permission in permissions:
-        permission_sets[permission] = [permission]
-    permission_sets["all"] = permissions
+def _intents(registry: dict[str, Any], surfaces: Sequence[str]) -> list[tuple[str, IntentRef]]:
     intents: list[tuple[str, IntentRef]] = []
     for name, tool in sorted(registry.get("tools", {}).items()):
         plane = tool.get("plane", "server") if isinstance(tool, dict) else "server"
@@ -613,11 +956,25 @@ def _session_context(policies: Path) -> Iterator[Record]:
             intents.append((name, {"name": name, "plane": plane}))
         intents.append((f"{name} on the {other} plane", {"name": name, "plane": other}))
     intents.append(("forged_admin_tool", {"name": "forged_admin_tool", "plane": "server"}))
-    callers = {key: _INSTANCE_ACTORS[key] for key in ("person", "owner", "agent", "app")}
+    return intents
+
+
+def _surfaces(registry: dict[str, Any]) -> list[str]:
+    return [*sorted(registry.get("surfaces", {})), "unknown.surface"]
+
+
+def _session_context(g: Generator) -> Iterator[Record]:
+    """sessioncontext/resolve: caller, its permissions and one intent per record."""
+    surfaces = _surfaces(g.registry)
+    permissions = sorted(g.registry.get("permissions", {}))
+    permission_sets: dict[str, list[str]] = {"none": []}
+    for permission in permissions:
+        permission_sets[permission] = [permission]
+    permission_sets["all"] = permissions
     for caller, status, held, (intent_name, intent) in itertools.product(
-        callers, STATUSES, permission_sets, intents
+        _ACTORS, g.statuses, permission_sets, _intents(g.registry, surfaces)
     ):
-        actor, kind, owner, _ = callers[caller]
+        actor, kind, owner = _ACTORS[caller]
         request: SessionContextInput = {
             "action": "session_context.resolve",
             "actor": actor,
@@ -637,6 +994,21 @@ def _session_context(policies: Path) -> Iterator[Record]:
             permissions=held,
             intent=intent_name,
         )
+
+
+def _session_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """A person holding every registry permission, proposing every intent at once."""
+    surfaces = _surfaces(g.registry)
+    permissions = sorted(g.registry.get("permissions", {}))
+    request: SessionContextInput = {
+        "action": "session_context.resolve",
+        "actor": "alex",
+        "resource": resources.instance(),
+        "facts": _facts({"alex": _principal("user", permissions=permissions)}),
+        "surfaces": surfaces,
+        "intents": [intent for _, intent in _intents(g.registry, surfaces)],
+    }
+    yield SESSION_CONTEXT, request
 
 
 # ---------------------------------------------------------------- privacy ceilings
@@ -673,7 +1045,7 @@ def _policies(kind_names: Sequence[str]) -> Iterator[tuple[str, dict[str, str] |
 _PRIVACY_TABLES = ("audit content ceiling", "background answer ceiling")
 
 
-def _privacy() -> Iterator[Record]:
+def _privacy(g: Generator) -> Iterator[Record]:
     """privacy/attempt and privacy/write over stored ceilings, provider and task policies."""
     providers = [*_policies(CEILING_KINDS), ("unreadable (secret)", {"audit_content": "secret"})]
     tasks = [("no task", None), ("no policy", {}), *list(_policies(CEILING_KINDS))[2:]]
@@ -713,6 +1085,23 @@ def _privacy() -> Iterator[Record]:
             )
 
 
+def _privacy_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """Stored ceilings, a provider policy and a task policy for both kinds at once."""
+    for explicit, level in ((True, "full"), (False, "metadata")):
+        stored: PrivacyRunFacts = {
+            "ceilings": {kind: {"level": level, "explicit": explicit} for kind in CEILING_KINDS}
+        }
+        task: TaskFacts = {"key": "hr-review", "policy": dict.fromkeys(CEILING_KINDS, "full")}
+        write: PrivacyWriteInput = {"run": stored, "task": task}
+        yield PRIVACY_WRITE, write
+        attempt: PrivacyAttemptInput = {
+            "run": stored,
+            "provider": {"id": "openai-eu", "policy": dict.fromkeys(CEILING_KINDS, "metadata")},
+            "task": task,
+        }
+        yield PRIVACY_ATTEMPT, attempt
+
+
 # ---------------------------------------------------------------- seeded mixtures
 
 
@@ -745,7 +1134,7 @@ def _mixtures(rng: random.Random, count: int) -> Iterator[Record]:
             grants=grants,
         )
         if index % 2 == 0:
-            action = rng.choice(("message.list", "message.read", "message.post"))
+            action = rng.choice(_CHANNEL_ACTIONS)
             actor = rng.choice(sorted(everyone))
             yield _record(
                 DECISION, _decision(action, actor, resources.channel(CHANNEL), facts), None
@@ -761,32 +1150,89 @@ def _mixtures(rng: random.Random, count: int) -> Iterator[Record]:
 
 
 FAMILIES = (
-    _channel_actions,
-    _run_actions,
-    _instance_actions,
-    _trigger_holders_query,
-    _workspace_provision,
-    _runner_actions,
-    _classification,
-    _readable,
-    _trigger_holders,
-    _privacy,
+    Family("channel actions", _channel_actions, _channel_pivots),
+    Family("run actions", _run_actions, _run_pivots),
+    Family("instance actions", _instance_actions, _instance_pivots),
+    Family("trigger holders query", _trigger_holders_query, _trigger_holders_query_pivots),
+    Family("workspace provision", _workspace_provision, _workspace_pivots),
+    Family("runner actions", _runner_actions, _runner_pivots),
+    Family("run context classes", _classification, _classification_pivots),
+    Family("run context readable", _readable, _readable_pivots),
+    Family("trigger holders", _trigger_holders, _trigger_holders_pivots),
+    Family("session context", _session_context, _session_pivots),
+    Family("privacy ceilings", _privacy, _privacy_pivots),
 )
 
 
-def generate(policies: Path, *, seed: int = DEFAULT_SEED, mixtures: int = 2000) -> list[Record]:
+# ---------------------------------------------------------------- generation
+
+
+@functools.lru_cache(maxsize=8)
+def _rego_vocabulary(policies: tuple[Path, ...], binary: Path) -> dict[str, frozenset[str]]:
+    merged: dict[str, set[str]] = {}
+    for folder in policies:
+        modules = parse_modules(folder, binary=binary)
+        for field, values in vocabulary(modules, data_files(folder)).items():
+            merged.setdefault(field, set()).update(values)
+    return {field: frozenset(values) for field, values in merged.items()}
+
+
+def generator(policies: Path, *, binary: Path = OPA, also: Sequence[Path] = ()) -> Generator:
+    """The vocabulary and registry of ``policies`` (and of the folders in ``also``).
+
+    Raises:
+        ParseError: a module does not parse, or the OPA binary is missing.
+    """
+    folders = tuple(sorted({policies.resolve(), *(path.resolve() for path in also)}))
+    rego = _rego_vocabulary(folders, binary)
+    registry = _registry(policies)
+    permissions = sorted(
+        set(rego.get("permissions", ()))
+        | set(rego.get("required_permission", ()))
+        | set(registry.get("permissions", {}))
+    )
+    return Generator(
+        vocabulary=Vocabulary(domains=DOMAINS, rego=rego, names={"permissions": permissions}),
+        registry=registry,
+    )
+
+
+def generate(
+    policies: Path,
+    *,
+    seed: int = DEFAULT_SEED,
+    mixtures: int = 2000,
+    variants_of_pivots: bool = True,
+    binary: Path = OPA,
+    also: Sequence[Path] = (),
+) -> list[Record]:
     """Every generated record, in a fixed order (the same seed gives the same list).
 
     Args:
-        policies: the policies folder whose session-context registry names the
-            surfaces and tools to enumerate.
+        policies: the policies folder whose rules (their compared values, read with
+            ``binary``) and session-context registry the corpus is derived from.
         seed: seed of the mixtures.
         mixtures: how many seeded inputs with several grants and candidates to add.
+        variants_of_pivots: add the single-fact variants of every family's pivots.
+        binary: the OPA binary that parses the policies.
+        also: further policy folders whose compared values count too (the base of a
+            diff: a value only the base compares is generated as well).
+
+    Raises:
+        ParseError: a module does not parse, or the OPA binary is missing.
     """
+    g = generator(policies, binary=binary, also=also)
     records: list[Record] = []
     for family in FAMILIES:
-        records.extend(family())
-    records.extend(_session_context(policies))
+        records.extend(family.records(g))
+    if variants_of_pivots:
+        maker = Variants(g.vocabulary, WORLD)
+        for family in FAMILIES:
+            for entrypoint, pivot in family.pivots(g):
+                records.append(_record(entrypoint, pivot, None))
+                records.extend(
+                    _record(entrypoint, variant, None) for variant in maker.of(entrypoint, pivot)
+                )
     # Not for security: a seeded, reproducible choice of test inputs.
     records.extend(_mixtures(random.Random(seed), mixtures))  # noqa: S311
-    return records
+    return dedupe(records)

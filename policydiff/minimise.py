@@ -62,10 +62,17 @@ _FIXED = {"action", "name", "surface_key"}
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """A field of the minimal input whose change alone makes the change disappear."""
+    """A field of the minimal input whose change alone makes the change disappear.
+
+    Attributes:
+        path: the field's place, written ``facts.principals.alex.status``.
+        value: its value (``"present"`` for an element whose presence matters).
+        steps: the same place as keys and indices.
+    """
 
     path: str
     value: Any
+    steps: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +121,25 @@ def _walk(document: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
             yield from _walk(value, (*path, index))
 
 
+def _referenced(document: Any) -> set[str]:
+    """Every string value of ``document``: the ids its fields name."""
+    return {value for _, value in _walk(document) if isinstance(value, str)}
+
+
 def _removals(document: Any) -> list[Path]:
-    return [path for path, _ in _walk(document) if _removable(path)]
+    """What minimisation may remove: never the entry of an id the input names elsewhere.
+
+    Removing the actor's principal (or the run's channel) would keep many changes
+    alive for another reason (an unknown id is not active either) and hide the fact
+    that decides them (``run agent: disabled``).
+    """
+    referenced = _referenced(document)
+    return [
+        path
+        for path, _ in _walk(document)
+        if _removable(path)
+        and not (len(path) >= 2 and path[-2] in _MAPS and path[-1] in referenced)
+    ]
 
 
 def _without(document: Any, paths: Sequence[Path]) -> Any:
@@ -228,7 +252,7 @@ def reduce(
             matter.setdefault(path, shown)
     # A removed element is reported only when none of its fields is more specific.
     facts = [
-        Fact(_render(path), shown)
+        Fact(_render(path), shown, path)
         for path, shown in matter.items()
         if not (
             shown == "present"

@@ -6,7 +6,8 @@
 
 All three list widening groups first and mark them; each group shows its id (the line
 an ``--expect`` file lists), its record count, its transitions and its examples: the
-facts that matter, the minimal input and both answers.
+facts that flip it in the decision tables' words (``run agent: disabled``), the same
+facts as input paths, the minimal input and both answers.
 """
 
 from __future__ import annotations
@@ -25,14 +26,21 @@ def _value(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+_NONE_ALONE = "(none alone: the change needs several facts together)"
+
+
 def _facts(example: Example) -> str:
     facts = example.reduced.facts
     if not facts:
-        return "(none alone: the change needs several facts together)"
+        return _NONE_ALONE
     return "; ".join(
         f"{fact.path} {'present' if fact.value == 'present' else '= ' + _value(fact.value)}"
         for fact in facts
     )
+
+
+def _words(example: Example) -> str:
+    return "; ".join(example.words) if example.words else _NONE_ALONE
 
 
 def _answer(outcome: dict[str, Any]) -> str:
@@ -81,6 +89,7 @@ def _table(report: DiffReport, verdict: Verdict | None) -> str:
         for number, example in enumerate(group.examples, start=1):
             partial = ", partial" if example.partial else ""
             lines.append(f"  example {number} ({example.source}{partial}): {example.transition}")
+            lines.append(f"    flips on: {_words(example)}")
             lines.append(f"    facts that matter: {_facts(example)}")
             lines.append(f"    minimal input: {_value(example.reduced.input)}")
             lines.append(f"    base: {_answer(example.reduced.base)}")
@@ -119,6 +128,7 @@ def _markdown(report: DiffReport, verdict: Verdict | None) -> str:
             partial = ", partial" if example.partial else ""
             lines += [
                 f"{number}. {example.source}{partial}: `{example.transition}`",
+                f"   * flips on: {_words(example)}",
                 f"   * facts that matter: {_facts(example)}",
                 f"   * base `{_answer(example.reduced.base)}`, "
                 f"head `{_answer(example.reduced.head)}`",
@@ -145,6 +155,7 @@ def _group_json(group: Group) -> dict[str, Any]:
                 "source": example.source,
                 "partial": example.partial,
                 "transition": example.transition,
+                "words": list(example.words),
                 "facts": [
                     {"path": fact.path, "value": fact.value} for fact in example.reduced.facts
                 ],

@@ -47,7 +47,7 @@ from typing import Any
 
 from opa_client.opa import OpaClient as PolicyLoader
 
-from app.opa_client import OpaClient, OpaHttpError, OpaUnavailable
+from app.opa_client import OpaClient, OpaHttpError, OpaUnavailable, OpaUndefined
 from app.policy.gateway import ENTRYPOINTS
 from policydiff.corpus import Record
 
@@ -57,6 +57,7 @@ __all__ = [
     "ScratchError",
     "ScratchOpa",
     "batch_module",
+    "data_files",
     "extract_revision",
     "free_port",
     "replay",
@@ -106,10 +107,10 @@ def batch_module(entrypoints: Sequence[str] = ENTRYPOINTS) -> str:
     return "\n".join(lines)
 
 
-def _modules(policies: Path) -> list[tuple[Path, str]]:
-    """The policy modules (tests excluded) and their source, dependencies first."""
+def _modules(policies: Path, *, tests: bool = False) -> list[tuple[Path, str]]:
+    """The policy modules (tests only when ``tests``) and their source, dependencies first."""
     files = sorted(
-        path for path in policies.rglob("*.rego") if not path.name.endswith("_test.rego")
+        path for path in policies.rglob("*.rego") if tests or not path.name.endswith("_test.rego")
     )
     sources = {path: path.read_text(encoding="utf-8") for path in files}
     packages = {}
@@ -136,7 +137,7 @@ def _modules(policies: Path) -> list[tuple[Path, str]]:
     return [(path, sources[path]) for path in ordered]
 
 
-def _data_files(policies: Path) -> list[tuple[str, Any]]:
+def data_files(policies: Path) -> list[tuple[str, Any]]:
     """``data.json`` files as (data path, document), as a bundle would place them."""
     documents = []
     for path in sorted(policies.rglob("data.json")):
@@ -224,7 +225,7 @@ class ScratchOpa:
         loader = self._loader
         assert loader is not None
         try:
-            for data_path, document in _data_files(self.policies):
+            for data_path, document in data_files(self.policies):
                 loader.update_or_create_data(document, data_path)
             for path, source in _modules(self.policies):
                 loader.update_policy_from_string(
@@ -266,8 +267,49 @@ class ScratchOpa:
         finally:
             self._log.close()
 
-    def evaluate(self, entrypoint: str, inputs: Sequence[Any]) -> list[Outcome]:
+    def query_document(self, path: str) -> Any:
+        """The document at ``data.<path>`` (slashes separate segments), ``None`` if undefined.
+
+        Raises:
+            ScratchError: the server is not running or does not answer.
+        """
+        if self._client is None:
+            raise ScratchError(f"OPA for the {self.name} policies is not running")
+        try:
+            return self._client.query(path, {})
+        except OpaUndefined:
+            return None
+        except OpaUnavailable as exc:
+            raise ScratchError(f"OPA for the {self.name} policies: {exc}") from exc
+
+    def put_module(self, module_id: str, source: str) -> str | None:
+        """Replace (or add) one policy module through OPA's policy API.
+
+        ``module_id`` is the module's path relative to the policies folder, the id
+        :meth:`start` loaded it under. OPA compiles every module again; on a compile
+        error it keeps the previous set.
+
+        Returns:
+            OPA's error message when the module does not compile, else ``None``.
+
+        Raises:
+            ScratchError: the server is not running.
+        """
+        if self._loader is None or self._process is None or self._process.poll() is not None:
+            raise ScratchError(f"OPA for the {self.name} policies is not running")
+        try:
+            self._loader.update_policy_from_string(source, module_id, rego_compat=False)
+        except Exception as exc:
+            return str(getattr(exc, "message", None) or exc)
+        return None
+
+    def evaluate(
+        self, entrypoint: str, inputs: Sequence[Any], *, split: bool = True
+    ) -> list[Outcome]:
         """The outcome of every input at ``entrypoint``, in order, in one request.
+
+        A batch OPA cannot evaluate is split in halves down to the failing records
+        (``split``); without splitting, every record of it gets the error outcome.
 
         Raises:
             ScratchError: the server is not running or does not answer at all.
@@ -283,8 +325,8 @@ class ScratchOpa:
         except OpaUnavailable as exc:
             if self._process is None or self._process.poll() is not None:
                 raise ScratchError(f"OPA for the {self.name} policies stopped") from exc
-            if len(inputs) == 1:
-                return [{"error": _error_code(exc)}]
+            if len(inputs) == 1 or not split:
+                return [{"error": _error_code(exc)} for _ in inputs]
             half = len(inputs) // 2
             return self.evaluate(entrypoint, inputs[:half]) + self.evaluate(
                 entrypoint, inputs[half:]

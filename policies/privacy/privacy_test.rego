@@ -137,6 +137,22 @@ test_partially_reconciled_run_fills_the_missing_kind if {
 	privacy.attempt == expected with input as _attempt(run, {}, null)
 }
 
+# Explicit breaks ties of the level only: a looser explicit ceiling never wins over a
+# stricter inherited one.
+test_a_stricter_inherited_ceiling_wins_over_a_looser_explicit_one if {
+	run := _ceilings(_c("none", false), _c("none", false))
+	expected := _go(run, false, false)
+	privacy.attempt == expected with input as _attempt(run, {"audit_content": "full", "background_answer": "full"}, null)
+}
+
+# "unless_explicit" keeps the answer at its own level only; an inherited ceiling of a
+# level that never keeps it (none) does not keep it either.
+test_an_inherited_none_ceiling_keeps_no_answer if {
+	run := _ceilings(_c("none", false), _c("none", false))
+	result := privacy.write with input as {"run": {"ceilings": run}}
+	result.retention.answer == false
+}
+
 test_full_keeps_the_answer_explicit_or_not if {
 	result := privacy.attempt with input as _attempt(null, {"audit_content": "full", "background_answer": "full"}, null)
 	result.retention == {"step_parts": {"content", "kind", "metadata"}, "answer": true}

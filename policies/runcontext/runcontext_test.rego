@@ -202,6 +202,13 @@ test_class_agent_run_agent if {
 	runcontext.evaluate.classes == expected with input as _single("helper", "agent")
 }
 
+# The origin decides before the author: the run's own agent is "self" only for
+# what it posted as an agent.
+test_class_run_agent_with_a_human_origin_is_unverified if {
+	expected := _classes("helper", "human", "user", "unverified")
+	runcontext.evaluate.classes == expected with input as _single("helper", "human")
+}
+
 test_class_agent_other_agent if {
 	expected := _classes("scout", "agent", "other", "unverified")
 	runcontext.evaluate.classes == expected with input as _single("scout", "agent")
@@ -247,6 +254,20 @@ test_class_human_without_triggering_person if {
 test_class_unknown_origin if {
 	expected := _classes("alex", "webhook", "other", "unverified")
 	runcontext.evaluate.classes == expected with input as _single("alex", "webhook")
+}
+
+# The origin decides before the author even for people who hold trigger now: the
+# triggering person and another holder get no trust from an origin no row lists.
+test_class_unknown_origin_of_trigger_holders if {
+	request := _evaluate_input(
+		[_thread("t1", "general", [1])],
+		[_author("alex", "webhook"), _author("sam", "webhook")],
+		_with_grants([_trigger("alex"), _trigger("sam")]),
+	)
+	runcontext.evaluate.classes == [
+		{"author_id": "alex", "origin": "webhook", "role": "other", "trust": "unverified"},
+		{"author_id": "sam", "origin": "webhook", "role": "other", "trust": "unverified"},
+	] with input as request
 }
 
 test_classes_follow_the_order_of_the_authors if {
@@ -306,6 +327,15 @@ test_readable_moved_parent_thread_in_another_channel_excluded if {
 test_readable_other_agent_in_run_channel_without_grant_excluded if {
 	request := _evaluate_input([_thread("t1", "general", [1])], [], {"actor": "scout"})
 	_parts(runcontext.evaluate) == {"t1": []} with input as request
+}
+
+# The run's reach into the main thread is its own agent's too: another agent reads
+# none of it, up to the parent or past it.
+test_readable_main_thread_of_the_run_not_reached_by_another_agent if {
+	every seqs in [[3, 4, 5], [3, 4, 5, 6, 7]] {
+		request := _evaluate_input([_thread("general-main", "general", seqs)], [], {"actor": "scout"})
+		_parts(runcontext.evaluate) == {"general-main": []} with input as request
+	}
 }
 
 test_readable_other_agent_with_grant if {

@@ -92,6 +92,15 @@ test_explain_not_owner_for_user if data.authz.decision == _not_owner with input 
 
 test_explain_not_owner_for_app_with_inspect if data.authz.decision == _not_owner with input as _explain("auditor", {})
 
+# The query's rule is the query's only: explaining with a channel resource gives an
+# app holding authz:inspect neither the query's allow nor its 404.
+test_explain_on_a_channel_not_owner_for_app_with_inspect if {
+	every channel_id in ["general", "lobby"] {
+		request := object.union(_explain("auditor", {}), {"resource": {"kind": "channel", "id": channel_id}})
+		data.authz.decision == _not_owner with input as request
+	}
+}
+
 test_explain_not_owner_for_deleted_owner if {
 	data.authz.decision == _not_owner with input as _explain("robin", {"principals": {"robin": {"status": "deleted"}}})
 }

@@ -49,6 +49,28 @@ test_grant_on_other_channel_does_not_count if {
 	levels.level(facts, "alex", "general") == 0
 }
 
+# A grant's kind says what its id names: an id that happens to equal the channel's,
+# the space's, the principal's or one of its groups' counts only under its own kind.
+test_space_grant_named_like_the_channel_does_not_count if {
+	facts := _grants([_grant("principal", "alex", "space", "general", "manage")])
+	levels.level(facts, "alex", "general") == 0
+}
+
+test_channel_grant_named_like_the_space_does_not_count if {
+	facts := _grants([_grant("principal", "alex", "channel", "team", "manage")])
+	levels.level(facts, "alex", "general") == 0
+}
+
+test_group_grant_named_like_the_principal_does_not_count if {
+	facts := _grants([_grant("group", "alex", "channel", "general", "manage")])
+	levels.level(facts, "alex", "general") == 0
+}
+
+test_principal_grant_named_like_a_group_does_not_count if {
+	facts := _grants([_grant("principal", "staff", "channel", "general", "manage")])
+	levels.level(facts, "alex", "general") == 0
+}
+
 test_grant_on_space if {
 	facts := _grants([_grant("principal", "alex", "space", "team", "trigger")])
 	levels.level(facts, "alex", "general") == 3

@@ -68,6 +68,15 @@ test_list_not_found_for_non_channel_resource if {
 
 test_read_allowed_with_read if data.authz.decision == _allowed with input as _input("message.read", "read", {})
 
+# The shared reading rule is asked only about channels: a resource of another kind
+# whose id names a readable channel is not a message of it.
+test_read_not_found_for_non_channel_resource if {
+	data.authz.decision == _not_found with input as object.union(
+		_input("message.read", "read", {}),
+		{"resource": {"kind": "run"}},
+	)
+}
+
 test_read_not_found_without_level if data.authz.decision == _not_found with input as _input("message.read", "none", {})
 
 test_read_not_found_for_inactive_actor if {

@@ -22,6 +22,7 @@ _facts := {
 	"runners": {
 		"runner-a": {"enrolled": true, "enrollment_epoch": 3},
 		"runner-b": {"enrolled": true, "enrollment_epoch": 1},
+		"runner-c": {"enrolled": true, "enrollment_epoch": 3},
 		"runner-new": {"enrolled": false, "enrollment_epoch": 0},
 	},
 }
@@ -85,6 +86,13 @@ test_relay_unknown_session_not_found if {
 
 test_relay_another_runners_binding_not_found if {
 	data.authz.decision == _not_found with input as _request("runner.comms.relay", "runner-b", {})
+}
+
+# The same epoch does not make another runner's binding usable: the holder decides.
+test_relay_binding_of_another_runner_in_the_same_epoch_not_found if {
+	every action in {"runner.comms.relay", "runner.session.bind", "runner.session.stop"} {
+		data.authz.decision == _not_found with input as _request(action, "runner-c", {})
+	}
 }
 
 test_relay_stale_enrolment_not_found if {

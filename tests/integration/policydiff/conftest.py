@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -62,3 +64,15 @@ def select(records: list[Record], *tables: str, **facts: Any) -> list[Record]:
         and record.label["table"] in tables
         and all(record.label["facts"].get(key) == value for key, value in facts.items())
     ]
+
+
+def run_policy(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m app policy <args>`` as CI runs it, from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "app", "policy", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )

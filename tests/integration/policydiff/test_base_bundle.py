@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from policydiff.corpus import Record, write_corpus
-from tests.integration.policydiff.conftest import select
-from tests.integration.policydiff.test_cli import _policy
+from tests.integration.policydiff.conftest import run_policy, select
 from tests.integration.policydiff.test_edits import DROP_ARCHIVE_CAP
 from tests.support.bundles import build_bundle, signing_key
 
@@ -34,7 +33,7 @@ def corpus(tmp_path: Path, generated: list[Record]) -> Path:
 
 
 def _groups(*base: str, corpus: Path) -> tuple[int, list[str], str]:
-    result = _policy("diff", *base, "--corpus", str(corpus), "--format", "json")
+    result = run_policy("diff", *base, "--corpus", str(corpus), "--format", "json")
     assert result.returncode in (0, 1), result.stderr
     report = json.loads(result.stdout)
     return result.returncode, [group["id"] for group in report["groups"]], result.stdout
@@ -47,7 +46,7 @@ def test_a_bundle_of_the_working_tree_changes_nothing_and_names_its_revision(
         tmp_path / "deployed.tar.gz", revision=REVISION, key=signing_key(tmp_path, "k")
     )
 
-    result = _policy("diff", "--base-bundle", str(bundle), "--corpus", str(corpus))
+    result = run_policy("diff", "--base-bundle", str(bundle), "--corpus", str(corpus))
 
     assert result.returncode == 0, result.stderr
     assert "No decision changed." in result.stdout
@@ -77,7 +76,7 @@ def test_a_file_that_is_not_a_bundle_exits_2(tmp_path: Path, corpus: Path) -> No
     not_a_bundle = tmp_path / "bundle.tar.gz"
     not_a_bundle.write_text("not a tarball")
 
-    result = _policy("diff", "--base-bundle", str(not_a_bundle), "--corpus", str(corpus))
+    result = run_policy("diff", "--base-bundle", str(not_a_bundle), "--corpus", str(corpus))
 
     assert result.returncode == 2
     assert "not a readable bundle" in result.stderr

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +12,7 @@ import pytest
 
 from policydiff.corpus import Record, write_corpus
 from policydiff.scratch import ScratchError, extract_revision
-from tests.integration.policydiff.conftest import POLICIES, select
+from tests.integration.policydiff.conftest import POLICIES, run_policy, select
 from tests.integration.policydiff.test_edits import DROP_ARCHIVE_CAP
 from tests.support.services import REPO_ROOT
 
@@ -22,17 +22,6 @@ GROUPS = (
     "authz/decision message.post deny_to_allow",
     "runcontext/trigger_holders trigger_holders trigger_holders_changed",
 )
-
-
-def _policy(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", "policy", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
 
 
 @pytest.fixture
@@ -57,13 +46,13 @@ def _expect(tmp_path: Path, *groups: str) -> Path:
 
 
 def test_without_changes_the_exit_status_is_0(corpus: Path) -> None:
-    result = _policy("diff", "--base-dir", str(POLICIES), "--corpus", str(corpus))
+    result = run_policy("diff", "--base-dir", str(POLICIES), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     assert "No decision changed." in result.stdout
 
 
 def test_changes_exit_1_and_json_lists_widening_groups_first(corpus: Path, edit: Path) -> None:
-    result = _policy(
+    result = run_policy(
         "diff",
         "--base-dir",
         str(POLICIES),
@@ -84,7 +73,7 @@ def test_changes_exit_1_and_json_lists_widening_groups_first(corpus: Path, edit:
 def test_the_expect_gate_passes_on_exactly_the_listed_groups(
     corpus: Path, edit: Path, tmp_path: Path
 ) -> None:
-    result = _policy(
+    result = run_policy(
         "diff",
         "--base-dir",
         str(POLICIES),
@@ -106,7 +95,7 @@ def test_the_expect_gate_fails_on_a_group_that_is_not_listed_or_did_not_change(
     corpus: Path, edit: Path, tmp_path: Path
 ) -> None:
     expect = _expect(tmp_path, GROUPS[0], "authz/decision message.list deny_to_allow")
-    result = _policy(
+    result = run_policy(
         "diff",
         "--base-dir",
         str(POLICIES),
@@ -136,7 +125,7 @@ def test_what_cannot_run_exits_2(corpus: Path, tmp_path: Path) -> None:
         ("--base", "no-such-revision-here", "--corpus", str(corpus)),
         ("--base-dir", str(broken), "--corpus", str(corpus)),
     ):
-        result = _policy("diff", *args)
+        result = run_policy("diff", *args)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert result.stderr.startswith("policy diff: ")
 
@@ -160,3 +149,35 @@ def test_a_git_revision_is_extracted_as_committed(tmp_path: Path) -> None:
         assert (tmp_path / name).read_bytes() == committed
     with pytest.raises(ScratchError):
         extract_revision("no-such-revision-here", tmp_path / "x", repo=REPO_ROOT)
+
+
+def _make_policy_diff(*variables: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", "policy-diff", *variables],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def test_make_policy_diff_passes_the_exit_status_through(corpus: Path, tmp_path: Path) -> None:
+    committed = extract_revision("HEAD", tmp_path / "head", repo=REPO_ROOT)
+    edited = tmp_path / "edited"
+    shutil.copytree(committed, edited)
+    name, old, new = DROP_ARCHIVE_CAP
+    levels = edited / name
+    levels.write_text(levels.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    same = _make_policy_diff(f"POLICY_DIFF_ARGS=--corpus {corpus} --head-dir {committed}")
+    changed = _make_policy_diff(f"POLICY_DIFF_ARGS=--corpus {corpus} --head-dir {edited}")
+    failed = _make_policy_diff("BASE=no-such-revision-here", f"POLICY_DIFF_ARGS=--corpus {corpus}")
+
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "No decision changed." in same.stdout
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert changed.stdout.startswith("Policy impact diff")  # the report alone on stdout
+    assert "WIDENING" in changed.stdout
+    assert failed.returncode == 2, failed.stdout + failed.stderr
+    assert "policy diff: git archive no-such-revision-here" in failed.stderr

@@ -85,8 +85,18 @@ def test_the_example_keeps_only_what_the_change_needs() -> None:
     reduced = reduce("authz/decision", _input(), change, _evaluate)
 
     facts = reduced.input["facts"]
-    assert facts["principals"] == {}
-    assert facts["spaces"] == {}
+    # Entries of ids the input names (the actor, the grant's space) stay, so that a
+    # fact deciding the change (the actor's status) can be said; the rest goes.
+    assert facts["principals"] == {
+        "alex": {
+            "kind": "user",
+            "status": "active",
+            "is_owner": False,
+            "groups": [],
+            "permissions": [],
+        }
+    }
+    assert facts["spaces"] == {"support": {"archived": False}}
     assert facts["channels"]["general"]["members"] == []
     assert facts["grants"] == [
         {
@@ -114,3 +124,59 @@ def test_an_origin_is_varied_over_origins_and_a_kind_over_kinds() -> None:
     assert _alternatives(("authors", 0, "origin"), "agent") == ["human", "app", "import", "system"]
     assert _alternatives(("authors", 0, "origin"), "app") == ["human", "agent", "import", "system"]
     assert _alternatives(("facts", "principals", "lotse", "kind"), "agent") == ["user", "app"]
+
+
+def _disabled_agent_input() -> dict[str, Any]:
+    return {
+        "actor": "lotse",
+        "run": {"id": "run-1", "agent_id": "lotse", "channel_id": "general", "thread_id": "t"},
+        "threads": [{"id": "t", "channel_id": "general", "seqs": [1, 2]}],
+        "authors": [],
+        "facts": {
+            "now": "2026-12-01T12:00:00Z",
+            "principals": {
+                "lotse": {
+                    "kind": "agent",
+                    "status": "disabled",
+                    "is_owner": False,
+                    "groups": [],
+                    "permissions": [],
+                }
+            },
+            "channels": {},
+            "spaces": {},
+            "grants": [],
+        },
+    }
+
+
+def _readable(input: Any, reads: bool) -> dict[str, Any]:
+    agent = input["facts"]["principals"].get("lotse", {})
+    active = agent.get("status") == "active" and input["actor"] == input["run"]["agent_id"]
+    return {
+        "result": {
+            "readable": [
+                {"thread_id": thread["id"], "seqs": thread["seqs"] if active or reads else []}
+                for thread in input["threads"]
+            ]
+        }
+    }
+
+
+def test_the_decisive_fact_of_a_run_agent_is_said_not_hidden_by_removing_the_agent() -> None:
+    def evaluate(
+        entrypoint: str, inputs: Sequence[Any]
+    ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        # The edit under review: a disabled run agent reads its thread.
+        return [(_readable(item, False), _readable(item, True)) for item in inputs]
+
+    input = _disabled_agent_input()
+    base, head = evaluate("runcontext/evaluate", [input])[0]
+    (change,) = changes("runcontext/evaluate", input, base, head)
+
+    reduced = reduce("runcontext/evaluate", input, change, evaluate)
+
+    assert "lotse" in reduced.input["facts"]["principals"]
+    assert ("facts.principals.lotse.status", "disabled") in {
+        (fact.path, fact.value) for fact in reduced.facts
+    }

@@ -1,0 +1,529 @@
+"""Mutation testing of the policies: does ``opa test`` fail, does the diff say so?
+
+For each mutant (:mod:`policydiff.mutants`) two questions are asked:
+
+* **killed by the tests**: ``opa test`` fails on a copy of the policies with the edit;
+* **reported by the diff**: replaying the corpus against the edited policies changes
+  at least one answer (:func:`policydiff.compare.changes`, the diff's own classes).
+
+Together they sort every mutant into the five categories of a mutation report:
+killed by the tests, reported by the diff, killed but not reported (a **corpus
+gap**: a real change the diff would call "No decision changed"), reported but not
+killed (a **test gap**) and neither (equivalent, or a gap in both, for a person to
+judge). A mutant OPA does not compile is *invalid* and counted apart.
+
+Cost is kept down three ways, all without changing an answer:
+
+* scratch OPA servers are started once per worker and reused: each mutant is loaded
+  with ``PUT /v1/policies/<module>`` and the original put back afterwards;
+* the base answers are computed once for the whole corpus;
+* a mutant replays only the records it can change: those of entry points whose
+  package reads the mutated module (from the AST's imports and ``data`` refs), and,
+  for decisions, only the actions owned by such a package (unless the mutant touches
+  the dispatch or an ``actions`` set). The replay stops at the first changed answer.
+
+The gate of ``make test`` (:func:`gate_failures`): every mutant the tests kill is
+reported by the diff, and every mutant the tests do not kill is listed, with its
+reason, as equivalent (``policydiff/equivalent-mutants.yaml``). Listed means "no
+decision tells it apart": a listed mutant may still be killed by a test that pins
+the value it changes (a level constant), but one the diff reports is not
+equivalent, and fails the gate. Mutants of rules no entry point reads are not run
+(:func:`policydiff.rego.reachable`): no answer of the service can show them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from policydiff.compare import changes
+from policydiff.corpus import Record
+from policydiff.mutants import Mutant
+from policydiff.rego import Module, dependents, entrypoint_packages
+from policydiff.scratch import Outcome, ScratchError, ScratchOpa, replay
+
+__all__ = [
+    "CATEGORIES",
+    "MutantResult",
+    "MutationReport",
+    "Options",
+    "gate_failures",
+    "run_mutants",
+]
+
+# The categories of a valid mutant, in report order.
+CATEGORIES = (
+    "killed and reported",
+    "corpus gap",
+    "test gap",
+    "equivalent",
+    "survivor",
+)
+_DISPATCH = "authz/decision.rego"  # the module whose rules route actions to packages
+_FIRST_BATCH, _LARGEST_BATCH = 64, 1024
+_TEST_TIMEOUT = 300
+
+
+@dataclass(frozen=True, slots=True)
+class MutantResult:
+    """What happened to one mutant.
+
+    Attributes:
+        mutant: the mutant.
+        invalid: OPA's compile error when the mutant does not compile, else ``None``.
+        killed: ``opa test`` fails on it.
+        failed_test: the first failing test's name (when killed).
+        reported: the diff shows a changed answer.
+        change: the first change: ``entrypoint action kind: transition``.
+        replayed: how many records were replayed before the answer was known.
+        relevant: how many records the mutant could change.
+        seconds: wall time spent on the mutant.
+        equivalent: the reviewed reason when the mutant is listed as equivalent.
+    """
+
+    mutant: Mutant
+    invalid: str | None = None
+    killed: bool = False
+    failed_test: str | None = None
+    reported: bool = False
+    change: str | None = None
+    replayed: int = 0
+    relevant: int = 0
+    seconds: float = 0.0
+    equivalent: str | None = None
+
+    @property
+    def category(self) -> str:
+        """``invalid`` or one of :data:`CATEGORIES`.
+
+        A listed mutant (:attr:`equivalent`) that the diff does not report is
+        ``equivalent`` whether the tests kill it or not: no decision tells it apart,
+        though a test may pin the value it changes (a constant, a closed list).
+        """
+        if self.invalid is not None:
+            return "invalid"
+        if self.killed and self.reported:
+            return "killed and reported"
+        if self.reported:
+            return "test gap"
+        if self.equivalent is not None:
+            return "equivalent"
+        return "corpus gap" if self.killed else "survivor"
+
+
+@dataclass
+class MutationReport:
+    """The outcome of one mutation run.
+
+    Attributes:
+        policies: the policies folder mutated.
+        mutants: how many mutants the policies have in all.
+        unread: how many of them are in rules no entry point reads (not run: no
+            answer of the service can change with them; their tests pin them).
+        results: one result per mutant run, in enumeration order.
+        records: corpus records replayed (after removing those the base cannot answer).
+        sample: ``(count, seed)`` of a sampled run, ``None`` for a full run.
+        stale: listed equivalent ids that match no mutant (full runs only).
+        seconds: wall time of each phase.
+    """
+
+    policies: str
+    mutants: int
+    results: list[MutantResult]
+    records: int
+    unread: int = 0
+    sample: tuple[int, int] | None = None
+    stale: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def count(self, category: str) -> int:
+        """How many results fall in ``category``."""
+        return sum(result.category == category for result in self.results)
+
+    @property
+    def valid(self) -> list[MutantResult]:
+        """The results of mutants that compile."""
+        return [result for result in self.results if result.invalid is None]
+
+    @property
+    def figures(self) -> dict[str, int]:
+        """The five figures of the issue, plus invalid and listed-equivalent counts."""
+        valid = self.valid
+        listed = [result for result in valid if result.category == "equivalent"]
+        return {
+            "mutants run": len(self.results),
+            "invalid (do not compile)": self.count("invalid"),
+            "valid": len(valid),
+            "killed by the tests": sum(result.killed for result in valid),
+            "reported by the diff": sum(result.reported for result in valid),
+            "killed but not reported (corpus gap)": self.count("corpus gap"),
+            "reported but not killed (test gap)": self.count("test gap"),
+            "neither": sum(not r.killed and not r.reported for r in valid),
+            "neither, listed as equivalent": sum(not result.killed for result in listed),
+            "killed, no decision changes (listed)": sum(result.killed for result in listed),
+        }
+
+
+def gate_failures(report: MutationReport) -> list[str]:
+    """Why the mutation gate fails, one line per mutant (empty: it passes)."""
+    failures: list[str] = []
+    for result in report.valid:
+        mutant = result.mutant.id
+        if result.equivalent is not None and result.reported:
+            failures.append(f"listed as equivalent but reported by the diff: {mutant}")
+        elif result.category == "corpus gap":
+            failures.append(f"killed by the tests but not reported by the diff: {mutant}")
+        elif result.category == "test gap":
+            failures.append(f"reported by the diff but not killed by the tests: {mutant}")
+        elif result.category == "survivor":
+            failures.append(f"neither killed nor reported, not listed as equivalent: {mutant}")
+    return failures
+
+
+# ---------------------------------------------------------------- running
+
+
+class _Plan:
+    """Which records each mutated module can change, in a fixed shuffled order."""
+
+    def __init__(
+        self,
+        modules: Sequence[Module],
+        records: Sequence[Record],
+        owners: dict[str, str],
+        *,
+        seed: int,
+    ) -> None:
+        self._readers = dependents(modules)
+        self._entrypoints = entrypoint_packages(modules, sorted({r.entrypoint for r in records}))
+        self._records = records
+        self._owners = owners
+        order = list(range(len(records)))
+        random.Random(seed).shuffle(order)  # noqa: S311 - a reproducible order, not a secret
+        self._order = order
+
+    def relevant(self, mutant: Mutant) -> list[int]:
+        readers = self._readers.get(mutant.file, {mutant.file})
+        by_action = mutant.file != _DISPATCH and mutant.rule != "actions"
+        chosen: list[int] = []
+        for index in self._order:
+            record = self._records[index]
+            module = self._entrypoints.get(record.entrypoint)
+            if module is None or module not in readers:
+                continue
+            if by_action and module != mutant.file and isinstance(record.input, dict):
+                action = record.input.get("action")
+                if isinstance(action, str) and self._owners.get(action, _DISPATCH) not in readers:
+                    continue
+            chosen.append(index)
+        return chosen
+
+
+def _owners(server: ScratchOpa, modules: Sequence[Module]) -> dict[str, str]:
+    """Action name to the module whose ``actions`` set lists it."""
+    owners: dict[str, str] = {}
+    for module in modules:
+        if not any(rule.name == "actions" for rule in module.rules()):
+            continue
+        entrypoint = "/".join((*module.package, "actions"))
+        outcome = server.query_document(entrypoint)
+        if isinstance(outcome, list):
+            for action in outcome:
+                owners[str(action)] = module.path
+    return owners
+
+
+def _first_failure(output: bytes) -> str | None:
+    try:
+        results = json.loads(output or b"[]")
+    except ValueError:
+        return None
+    for result in results if isinstance(results, list) else []:
+        if isinstance(result, dict) and (result.get("fail") or result.get("error")):
+            return f"{result.get('package', '')}.{result.get('name', '')}".removeprefix("data.")
+    return None
+
+
+class _Worker:
+    """One scratch OPA and one copy of the policies (tests included) for ``opa test``."""
+
+    def __init__(self, policies: Path, binary: Path, scratch: Path, name: str) -> None:
+        self.binary = binary
+        self.copy = scratch / name / "policies"
+        shutil.copytree(policies, self.copy)
+        self.server = ScratchOpa(policies, binary=binary, name=name)
+        # The module the server holds a mutant of, and its original source: it is put
+        # back only when the next mutant is in another module (a put compiles all).
+        self.dirty: tuple[str, bytes] | None = None
+
+    def load(self, module: str, source: bytes, original: bytes) -> str | None:
+        """Load a mutant of ``module``; returns OPA's compile error, or ``None``."""
+        if self.dirty is not None and self.dirty[0] != module:
+            self.restore()
+        self.dirty = (module, original)
+        return self.server.put_module(module, source.decode("utf-8"))
+
+    def restore(self) -> None:
+        """Put the original of the mutated module back."""
+        if self.dirty is not None:
+            module, original = self.dirty
+            error = self.server.put_module(module, original.decode("utf-8"))
+            if error is not None:
+                raise ScratchError(f"could not restore {module}: {error}")
+            self.dirty = None
+
+    def opa_test(
+        self, module: str, source: bytes, original: bytes
+    ) -> tuple[bool, str | None, str | None]:
+        """(killed, first failing test, compile error) of ``opa test`` with ``source``."""
+        path = self.copy / module
+        path.write_bytes(source)
+        try:
+            result = subprocess.run(
+                [str(self.binary), "test", "--format", "json", str(self.copy)],
+                capture_output=True,
+                check=False,
+                timeout=_TEST_TIMEOUT,
+            )
+        finally:
+            path.write_bytes(original)
+        if result.returncode == 0:
+            return False, None, None
+        failed = _first_failure(result.stdout)
+        if failed is None and result.returncode != 2:
+            message = result.stderr.decode("utf-8", errors="replace")
+            return False, None, _first_error(message or f"opa test exit {result.returncode}")
+        return True, failed, None
+
+
+def _first_error(message: str) -> str:
+    """The first line of OPA's compile error that says what is wrong."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    specific = [line for line in lines if "rego_" in line or ": " in line]
+    return (specific or lines or ["does not compile"])[0][:300]
+
+
+def _replay_until_changed(
+    server: ScratchOpa,
+    records: Sequence[Record],
+    base: Sequence[Outcome],
+    indices: Sequence[int],
+) -> tuple[str | None, int]:
+    """The first change a replay of ``indices`` shows (or ``None``) and how many it sent."""
+    position, size, sent = 0, _FIRST_BATCH, 0
+    while position < len(indices):
+        chunk = indices[position : position + size]
+        position += len(chunk)
+        size = min(size * 2, _LARGEST_BATCH)
+        grouped: dict[str, list[int]] = {}
+        for index in chunk:
+            grouped.setdefault(records[index].entrypoint, []).append(index)
+        for entrypoint, group in grouped.items():
+            outcomes = server.evaluate(
+                entrypoint, [records[index].input for index in group], split=False
+            )
+            sent += len(group)
+            for index, outcome in zip(group, outcomes, strict=True):
+                found = changes(entrypoint, records[index].input, base[index], outcome)
+                if found:
+                    first = found[0]
+                    return f"{entrypoint} {first.action} {first.kind}: {first.transition}", sent
+    return None, sent
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How a mutation run asks its two questions.
+
+    Attributes:
+        jobs: workers, each with its own scratch OPA and policies copy, working on
+            one mutant at a time.
+        replay_equivalents: replay the corpus for listed equivalent mutants too (the
+            check that the diff does not report them; a sampled gate skips it).
+    """
+
+    jobs: int = 2
+    replay_equivalents: bool = True
+
+
+def _check_baseline(worker: _Worker, policies: Path) -> None:
+    """The unmutated policies pass ``opa test`` (else no mutant could be judged)."""
+    result = subprocess.run(
+        [str(worker.binary), "test", str(policies)],
+        capture_output=True,
+        check=False,
+        timeout=_TEST_TIMEOUT,
+    )
+    if result.returncode != 0:
+        raise ScratchError(
+            "opa test fails on the unmutated policies: "
+            + result.stdout.decode("utf-8", errors="replace")[-1000:]
+        )
+
+
+def run_mutants(
+    mutants: Sequence[Mutant],
+    *,
+    modules: Sequence[Module],
+    policies: Path,
+    records: Sequence[Record],
+    binary: Path,
+    equivalents: dict[str, str],
+    total: int,
+    unread: int = 0,
+    options: Options = Options(),
+    sample: tuple[int, int] | None = None,
+    progress: Callable[[int, int, MutantResult], None] | None = None,
+) -> MutationReport:
+    """Run ``opa test`` and the diff on every mutant; ``modules`` are the parsed policies.
+
+    Raises:
+        ScratchError: a scratch OPA does not start or stops answering, or the tests
+            fail without a mutant.
+    """
+    started = time.monotonic()
+    seconds: dict[str, float] = {}
+    sources = {module.path: module.source for module in modules}
+    with tempfile.TemporaryDirectory(prefix="policy-mutants-") as scratch:
+        workers = [
+            _Worker(policies, binary, Path(scratch), f"mutants-{number}")
+            for number in range(max(1, options.jobs))
+        ]
+        try:
+            with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+                for future in [pool.submit(worker.server.start) for worker in workers]:
+                    future.result()
+            _check_baseline(workers[0], policies)
+            seconds["start"] = time.monotonic() - started
+
+            mark = time.monotonic()
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                (base,) = replay(pool, (workers[0].server,), records)
+            answered = [index for index, outcome in enumerate(base) if "error" not in outcome]
+            kept = [records[index] for index in answered]
+            base_kept = [base[index] for index in answered]
+            owners = _owners(workers[0].server, modules)
+            plan = _Plan(modules, kept, owners, seed=0)
+            seconds["base replay"] = time.monotonic() - mark
+
+            mark = time.monotonic()
+            results: list[MutantResult | None] = [None] * len(mutants)
+            lock = threading.Lock()
+            # By module, so that a worker's next mutant is mostly in the module it holds.
+            queue = sorted(enumerate(mutants), key=lambda item: item[1].file)
+            done = 0
+
+            def work(worker: _Worker) -> None:
+                nonlocal done
+                while True:
+                    with lock:
+                        if not queue:
+                            return
+                        position, mutant = queue.pop(0)
+                    result = _run_one(
+                        worker,
+                        mutant,
+                        _Corpus(sources, kept, base_kept, plan),
+                        options,
+                        equivalents.get(mutant.id),
+                    )
+                    with lock:
+                        results[position] = result
+                        done += 1
+                        if progress is not None:
+                            progress(done, len(mutants), result)
+
+            with ThreadPoolExecutor(max_workers=len(workers)) as pool:
+                for running in [pool.submit(work, worker) for worker in workers]:
+                    running.result()
+            seconds["mutants"] = time.monotonic() - mark
+        finally:
+            for worker in workers:
+                worker.server.close()
+    known = {mutant.id for mutant in mutants}
+    stale = sorted(set(equivalents) - known) if sample is None else []
+    seconds["total"] = time.monotonic() - started
+    return MutationReport(
+        policies=str(policies),
+        mutants=total,
+        results=[result for result in results if result is not None],
+        records=len(kept),
+        unread=unread,
+        sample=sample,
+        stale=stale,
+        seconds=seconds,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Corpus:
+    """The module sources, the replayed records, their base outcomes and the plan."""
+
+    sources: dict[str, bytes]
+    records: Sequence[Record]
+    base: Sequence[Outcome]
+    plan: _Plan
+
+
+def _run_one(
+    worker: _Worker,
+    mutant: Mutant,
+    corpus: _Corpus,
+    options: Options,
+    equivalent: str | None,
+) -> MutantResult:
+    started = time.monotonic()
+    original = corpus.sources[mutant.file]
+    edited = mutant.apply(original)
+    error = worker.load(mutant.file, edited, original)
+    if error is not None:
+        return MutantResult(mutant, invalid=_first_error(error), seconds=time.monotonic() - started)
+    killed, failed_test, test_error = worker.opa_test(mutant.file, edited, original)
+    if test_error is not None:
+        return MutantResult(mutant, invalid=test_error, seconds=time.monotonic() - started)
+    indices = corpus.plan.relevant(mutant)
+    change, sent = None, 0
+    if equivalent is None or options.replay_equivalents:
+        change, sent = _replay_until_changed(worker.server, corpus.records, corpus.base, indices)
+    return MutantResult(
+        mutant,
+        killed=killed,
+        failed_test=failed_test,
+        reported=change is not None,
+        change=change,
+        replayed=sent,
+        relevant=len(indices),
+        seconds=time.monotonic() - started,
+        equivalent=equivalent,
+    )
+
+
+def describe(result: MutantResult) -> dict[str, Any]:
+    """A result as JSON."""
+    document: dict[str, Any] = {
+        "id": result.mutant.id,
+        "file": result.mutant.file,
+        "line": result.mutant.row,
+        "operator": result.mutant.operator,
+        "category": result.category,
+        "killed": result.killed,
+        "reported": result.reported,
+        "replayed": result.replayed,
+        "relevant": result.relevant,
+        "seconds": round(result.seconds, 3),
+    }
+    for key in ("invalid", "failed_test", "change", "equivalent"):
+        value = getattr(result, key)
+        if value is not None:
+            document[key] = value
+    return document
