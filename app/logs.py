@@ -43,6 +43,7 @@ ALLOWED_FIELDS = frozenset(
         "session_id",
         "call",
         "outcome",
+        "acting_for",
     }
 )
 

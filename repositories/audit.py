@@ -1,8 +1,10 @@
-"""Audit log of denials, aggregated per (actor, action, resource kind, reason) and window.
+"""Audit log of denials, aggregated per (actor, action, resource kind, reason, mode) and window.
 
 One ``INSERT ... ON CONFLICT DO UPDATE`` per denial: equal denials inside one window of
 ``audit.deny_aggregate_window`` seconds share a row whose ``count`` grows. Rows hold
-ids and codes only, never content, handles or display names.
+ids and codes only, never content, handles or display names. The mode is the one the
+decision names (``acting_for`` of a relayed call decided for a bound run: ``run`` with
+the run's id); every other denial was decided on the actor's own rights (``own``).
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ __all__ = ["AuditRepository", "SqlDenialAudit"]
 _RECORD = text(
     """
     INSERT INTO audit_log (actor_id, action, resource_kind, reason, status,
-                           window_start, count, first_at, last_at)
+                           acting_for, acting_for_run_id, window_start, count, first_at,
+                           last_at)
     VALUES (CAST(:actor_id AS uuid), :action, :resource_kind, :reason, :status,
+            :acting_for, CAST(:acting_for_run_id AS uuid),
             to_timestamp(floor(extract(epoch FROM now()) / :window) * :window),
             1, now(), now())
-    ON CONFLICT (actor_id, action, resource_kind, reason, window_start)
+    ON CONFLICT (actor_id, action, resource_kind, reason, acting_for, acting_for_run_id,
+                 window_start)
     DO UPDATE SET count = audit_log.count + 1, last_at = now()
     """
 )
@@ -41,8 +46,14 @@ class AuditRepository:
         reason: str,
         status: int,
         window_seconds: int,
+        acting_for: str = "own",
+        acting_for_run_id: str | None = None,
     ) -> None:
-        """Count one denial in the row of its window (created on first use)."""
+        """Count one denial in the row of its window (created on first use).
+
+        ``acting_for`` is the mode that decided it: ``own``, or ``run`` with the run a
+        relayed call was decided for in ``acting_for_run_id``.
+        """
         self._conn.execute(
             _RECORD,
             {
@@ -51,6 +62,8 @@ class AuditRepository:
                 "resource_kind": resource_kind,
                 "reason": reason,
                 "status": status,
+                "acting_for": acting_for,
+                "acting_for_run_id": acting_for_run_id,
                 "window": window_seconds,
             },
         )
@@ -80,4 +93,6 @@ class SqlDenialAudit:
                 reason=decision.reason,
                 status=decision.status,
                 window_seconds=self._window,
+                acting_for=decision.mode,
+                acting_for_run_id=decision.run_id,
             )

@@ -16,7 +16,8 @@ Conventions, chosen so that the schema protects itself even against a buggy writ
   the migrations can refer to them and errors can be mapped back to a cause.
 
 The migrations ``repositories/migrations/versions/`` create exactly this schema (0001
-the initial tables, 0003 the privacy columns and tables); change both together.
+the initial tables, 0003 the privacy columns and tables, 0007 acting-for); change both
+together.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ from app.domain.privacy import (
 )
 
 __all__ = [
+    "ACTING_FOR_MODES",
+    "ACTING_FOR_VALUES",
     "ACTIVE_RUN_STATES",
     "ATTEMPT_KINDS",
     "BINDING_STATES",
@@ -108,6 +111,11 @@ RUN_STATES: Final = ("queued", "running", "waiting_input", "succeeded", "failed"
 ACTIVE_RUN_STATES: Final = ("queued", "running", "waiting_input")
 FOLLOWUP_STATES: Final = ("pending", "delivered", "absorbed", "dropped")
 BINDING_STATES: Final = ("provisioned", "bound", "stopped")
+# principals.acting_for: "required" agents may post and list only for a bound run's
+# requester (issue 21); the rule itself is decided in Rego (policies/authz/actingfor).
+ACTING_FOR_VALUES: Final = ("optional", "required")
+# audit_log.acting_for: the mode that decided a denial.
+ACTING_FOR_MODES: Final = ("own", "run")
 
 NAMING_CONVENTION: Final[dict[str, str]] = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -176,6 +184,8 @@ class Principal(Base):
         CheckConstraint(
             "home_channel_id IS NULL OR kind = 'agent'", name="home_channel_only_agents"
         ),
+        _one_of("acting_for", ACTING_FOR_VALUES),
+        CheckConstraint("acting_for = 'optional' OR kind = 'agent'", name="acting_for_only_agents"),
         UniqueConstraint("handle"),
     )
 
@@ -193,6 +203,9 @@ class Principal(Base):
         ForeignKey("channels.id", use_alter=True)
     )
     created_at: Mapped[datetime] = _created_at()
+    # Agents only: "required" means the agent may post and list only for the requester
+    # of a run bound to its session (issue 21).
+    acting_for: Mapped[str] = mapped_column(server_default=text("'optional'"))
 
 
 class Group(Base):
@@ -643,7 +656,9 @@ class SessionBinding(Base):
     """Which agent account a runner's container (then session) acts as.
 
     Durable so that several app replicas agree; re-enrolment of the runner drops its
-    rows, which is why ``enrollment_epoch`` is recorded with each binding.
+    rows, which is why ``enrollment_epoch`` is recorded with each binding. ``run_id``
+    is the run the runner bound to the session: relayed calls are then decided for the
+    run's requester too while the run is live (issue 21).
     """
 
     __tablename__ = "session_bindings"
@@ -661,15 +676,18 @@ class SessionBinding(Base):
     agent_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id"))
     state: Mapped[str]
     created_at: Mapped[datetime] = _created_at()
+    run_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
 
 
 class AuditLog(Base):
-    """Aggregated denials: one row per (actor, action, resource kind, reason, window).
+    """Aggregated denials: one row per (actor, action, resource kind, reason, mode, window).
 
     The unique key treats NULLs as equal (``NULLS NOT DISTINCT``, PostgreSQL 15) so an
     anonymous actor aggregates too and recording is one ``INSERT ... ON CONFLICT DO
     UPDATE``. ``actor_id`` has no foreign key: audit rows outlive principals. Rows never
-    hold message content, handles or display names.
+    hold message content, handles or display names. ``acting_for`` is the mode that
+    decided the denial (``run`` with ``acting_for_run_id`` when a relayed call was
+    decided for a bound run's requester too, ``own`` otherwise).
     """
 
     __tablename__ = "audit_log"
@@ -679,11 +697,17 @@ class AuditLog(Base):
             "action",
             "resource_kind",
             "reason",
+            "acting_for",
+            "acting_for_run_id",
             "window_start",
             name="uq_audit_log_aggregate",
             postgresql_nulls_not_distinct=True,
         ),
         CheckConstraint("count >= 1", name="count_positive"),
+        _one_of("acting_for", ACTING_FOR_MODES),
+        CheckConstraint(
+            "(acting_for = 'run') = (acting_for_run_id IS NOT NULL)", name="acting_for_run"
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
@@ -696,3 +720,5 @@ class AuditLog(Base):
     count: Mapped[int] = mapped_column(server_default=text("1"))
     first_at: Mapped[datetime] = mapped_column(server_default=func.now())
     last_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    acting_for: Mapped[str] = mapped_column(server_default=text("'own'"))
+    acting_for_run_id: Mapped[uuid.UUID | None]

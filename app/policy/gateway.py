@@ -131,7 +131,7 @@ class PolicyGateway:
             OpaUnavailable: OPA cannot answer, answers undefined or malformed.
         """
         with self._observe(DECISION):
-            return parse_decision(self._ask(DECISION, request))
+            return parse_decision(self._ask(DECISION, request), request.get("acting_for"))
 
     def evaluate_run_context(self, request: RunContextInput) -> RunContextVerdict:
         """``data.runcontext.evaluate``: readable candidates, trigger holders, classes.

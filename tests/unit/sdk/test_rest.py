@@ -57,7 +57,11 @@ def _principal(script: Script) -> PrincipalClient:
 
 
 def test_a_relay_sends_the_envelope_with_the_runner_token_and_returns_the_json() -> None:
-    answer = {"call_id": "c1", "error": {"code": "not_found", "message": "Not found"}}
+    answer = {
+        "call_id": "c1",
+        "error": {"code": "not_found", "message": "Not found"},
+        "acting_for": {"mode": "own"},
+    }
     script = Script(httpx.Response(200, json=answer))
 
     result = _runner(script).relay("sess-1", {"call_id": "c1", "list_messages": {"limit": 5}})
@@ -146,7 +150,11 @@ def test_a_relay_is_retried_after_a_timeout() -> None:
     def timeout() -> httpx.Response:
         raise httpx.ReadTimeout("slow")
 
-    answer = {"call_id": "c1", "list_messages": {"items": [], "has_more": False}}
+    answer = {
+        "call_id": "c1",
+        "list_messages": {"items": [], "has_more": False},
+        "acting_for": {"mode": "own"},
+    }
     script = Script(timeout, httpx.Response(200, json=answer))
 
     assert _runner(script).relay("s", {"call_id": "c1", "list_messages": {}}) == answer
