@@ -6,7 +6,9 @@ exactly as the code before issue 21 did. ``golden/non_delegated.json`` holds the
 answers of a fixed scenario, captured from that code (commit 06ffbe4) with
 ``GOLDEN_WRITE=1``: status, the headers that do not vary per request, and the body
 bytes with only the per-run values replaced (ids by their world keys or by the order
-in which new ids appear, fresh timestamps, correlation ids). This test replays the
+in which new ids appear, fresh timestamps, correlation ids). A reviewed change of one
+of these answers by another issue re-baselines the file with ``GOLDEN_WRITE=1`` on the
+current code, which strips the acting-for member again. This test replays the
 scenario and compares:
 
 * every Problem answer and every answer of the messages API: byte-identical;
@@ -196,6 +198,11 @@ def test_the_non_delegated_path_answers_as_before_issue_21(start_comms: Start) -
     audit = _audit(world)
 
     if os.environ.get("GOLDEN_WRITE") == "1":
+        # Re-baselining on code with acting-for (after a reviewed change of another
+        # answer) stores the answers as the code before it gave them.
+        for answer in answers:
+            if answer["body"].endswith(_OWN_MODE.decode()) and answer["status"] == 200:
+                answer["body"] = answer["body"][: -len(_OWN_MODE)] + "}"
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(
             json.dumps({"answers": answers, "audit": audit}, indent=1) + "\n", encoding="utf-8"
