@@ -4,10 +4,10 @@
   context, messages, workspace provisioning, and the run privacy operations an agent's
   adapter calls around every provider attempt (the recorder of
   :class:`~agent_sdk.privacy.GuardedDispatcher`).
-* :class:`RunnerClient` holds a runner token: enrolment, session reports and the comms
-  relay. It lives in the runner process; the runner token never enters the agent's
-  container (the agent side talks to the runner through a
-  :class:`~agent_sdk.comms.CommsTransport` and holds no token).
+* :class:`RunnerClient` holds a runner token: enrolment, session reports, binding the
+  run a session works on, and the comms relay. It lives in the runner process; the
+  runner token never enters the agent's container (the agent side talks to the
+  runner through a :class:`~agent_sdk.comms.CommsTransport` and holds no token).
 
 Both keep one pooled ``httpx.Client`` (keep-alive connections), apply a timeout to
 every request, and map Problem JSON answers to :class:`~agent_sdk.errors.ApiProblem`
@@ -18,6 +18,8 @@ transport); a 503, a timeout or a reset connection is retried only for calls the
 makes idempotent:
 
 * reads, and relay calls (listing reads; a relayed post carries its idempotency key);
+* binding a run to a session and unbinding it (a ``PUT`` and a ``DELETE`` that leave
+  the same state when repeated);
 * a post with its idempotency key (``client_request_id``);
 * a provider attempt: the retry sends the same ``attempt_id``, and the service runs
   the guard again under the run-row lock without appending the provider twice;
@@ -52,15 +54,18 @@ from agent_sdk.client.api.privacy import (
 from agent_sdk.client.api.runner import (
     relay_comms_call,
     runner_enroll,
+    runner_session_bind_run,
     runner_session_reload,
     runner_session_started,
     runner_session_stop,
+    runner_session_unbind_run,
 )
 from agent_sdk.client.api.runs import get_run_context
 from agent_sdk.client.api.workspaces import provision_workspace
 from agent_sdk.client.models import (
     AppendRunStepRequest,
     AttemptKind,
+    BindRunRequest,
     EnvelopeRotated,
     Message,
     MessagePage,
@@ -411,7 +416,9 @@ class RunnerClient(_Base):
         with RunnerClient("http://127.0.0.1:8080", "tok-runner-1") as runner:
             runner.enroll()
             runner.session_started(container_name, "session-1")
+            runner.bind_run("session-1", run_id)  # calls now act for the run's requester
             result = runner.relay("session-1", {"call_id": "c1", "list_messages": {}})
+            runner.unbind_run("session-1")
     """
 
     def enroll(self) -> RunnerEnrollment:
@@ -446,12 +453,53 @@ class RunnerClient(_Base):
             idempotent=False,
         )
 
+    def bind_run(self, session_id: str, run_id: str) -> RunnerSession:
+        """``runnerSessionBindRun``: the session's relayed calls act for the run's requester.
+
+        While the run is queued, running or waiting for input, every call relayed
+        through the session is decided for the agent and for the run's requester (the
+        author of its triggering message); the answer's ``acting_for`` says
+        ``{"mode": "run", "run_id"}``. Bind before relaying the calls of a run: the
+        agent in the container cannot name or change the run. Retried like a read (a
+        repeated ``PUT`` binds the same run).
+
+        Raises:
+            NotFound: an unknown, ended or other agent's run, or an unknown, stopped,
+                stale or foreign session (one answer for all).
+            Forbidden: the runner never enrolled (``reason`` ``not_enrolled``).
+            SdkError: ``run_id`` is not a UUID (nothing was sent).
+        """
+        body = BindRunRequest(run_id=_uuid(run_id, "run_id"))
+        return self._call(
+            lambda: runner_session_bind_run.sync_detailed(
+                session_id, client=self._client, body=body
+            ),
+            RunnerSession,
+            idempotent=True,
+        )
+
+    def unbind_run(self, session_id: str) -> None:
+        """``runnerSessionUnbindRun``: the session's relayed calls are the agent's own again.
+
+        Retried like a read (unbinding twice leaves the same state).
+
+        Raises:
+            NotFound: an unknown, stopped, stale or foreign session.
+        """
+        self._send(
+            lambda: runner_session_unbind_run.sync_detailed(session_id, client=self._client),
+            idempotent=True,
+        )
+
     def relay(self, session_id: str, call: dict[str, Any]) -> dict[str, Any]:
         """``relayCommsCall``: the call's JSON result (its failure in-band under ``error``).
 
         The envelope is built from the contract's models before sending (a call that
         is not one of the union's members fails here); the answer is returned as the
-        service sent it, so the runner can forward it to the agent unchanged.
+        service sent it, so the runner can forward it to the agent unchanged. Its
+        ``acting_for`` says which mode decided it: ``{"mode": "run", "run_id"}``
+        with a live run bound to the session (:meth:`bind_run`), else
+        ``{"mode": "own"}``.
 
         Raises:
             ValidationFailed, NotFound, Forbidden, ...: the envelope's Problem answers.

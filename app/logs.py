@@ -44,6 +44,7 @@ ALLOWED_FIELDS = frozenset(
         "call",
         "outcome",
         "policy_revision",
+        "acting_for",
     }
 )
 

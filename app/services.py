@@ -49,7 +49,14 @@ from app.usecases.run_privacy import (
     RetentionGuard,
     RotateRunEnvelope,
 )
-from app.usecases.runners import EnrollRunner, ReloadSession, ReportSession, StopSession
+from app.usecases.runners import (
+    BindRun,
+    EnrollRunner,
+    ReloadSession,
+    ReportSession,
+    StopSession,
+    UnbindRun,
+)
 from app.usecases.session_context import ResolveSessionContext
 from app.usecases.workspaces import ProvisionWorkspace
 from repositories import make_engine
@@ -78,6 +85,8 @@ class UseCases:
     report_session: ReportSession
     reload_session: ReloadSession
     stop_session: StopSession
+    bind_run: BindRun
+    unbind_run: UnbindRun
     relay_comms_call: RelayCommsCall
     record_provider_attempt: RecordProviderAttempt
     append_run_step: AppendRunStep
@@ -220,6 +229,8 @@ def _use_cases(
         report_session=ReportSession(writer=writer, authorizer=authorizer),
         reload_session=ReloadSession(reader=reader, authorizer=authorizer),
         stop_session=StopSession(writer=writer, authorizer=authorizer),
+        bind_run=BindRun(writer=writer, authorizer=authorizer),
+        unbind_run=UnbindRun(writer=writer, authorizer=authorizer),
         # The relayed call runs through the very use cases above, as the agent account,
         # with the action and rate-limit class of the messages API's operations.
         relay_comms_call=RelayCommsCall(

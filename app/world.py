@@ -585,6 +585,7 @@ class _Planner:
                         "status": item.get("status", "active"),
                         "is_owner": bool(item.get("owner", False)) if kind == "user" else False,
                         "owner_user_id": owner_id,
+                        "acting_for": item.get("acting_for", "optional"),
                     }
                 )
                 for permission in item.get("permissions", []):

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from app.domain.privacy import CEILING_LEVELS, PROVIDER_ID_PATTERN, TASK_KEY_PATTERN
 from repositories.models import (
+    ACTING_FOR_VALUES,
     CHANNEL_KINDS,
     FOLLOWUP_STATES,
     GRANT_LEVELS,
@@ -160,6 +161,8 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "display_name": _NON_EMPTY,
                 "owner": _ref("name"),
                 "home_channel": _ref("channel_path"),
+                # required: the agent posts and lists only for a bound run's requester.
+                "acting_for": _enum(ACTING_FOR_VALUES),
                 "status": _enum(PRINCIPAL_STATUSES),
                 "token": _ref("token"),
                 "permissions": _list_of(_ref("permission"), unique=True),

@@ -52,8 +52,10 @@ _SQL: dict[str, str] = {
         RETURNING {_GRANT}""",
     "delete_grant": "DELETE FROM grants WHERE id = CAST(:id AS uuid) RETURNING id",
     "update_principal": """
-        UPDATE principals SET status = :status WHERE id = CAST(:id AS uuid)
-        RETURNING id::text, kind, status, is_owner""",
+        UPDATE principals SET status = COALESCE(CAST(:status AS text), status),
+                              acting_for = COALESCE(CAST(:acting_for AS text), acting_for)
+        WHERE id = CAST(:id AS uuid)
+        RETURNING id::text, kind, status, is_owner, acting_for""",
     "update_space": """
         UPDATE spaces SET archived_at = CASE WHEN :archived THEN COALESCE(archived_at, now())
                                               ELSE NULL END
@@ -146,9 +148,13 @@ class AdminRepository:
         """Delete a grant; False when unknown."""
         return self._one(_SQL["delete_grant"], id=grant_id) is not None
 
-    def update_principal(self, principal_id: str, status: str) -> dict[str, Any] | None:
-        """Change a principal's status."""
-        return self._one(_SQL["update_principal"], id=principal_id, status=status)
+    def update_principal(
+        self, principal_id: str, *, status: str | None, acting_for: str | None
+    ) -> dict[str, Any] | None:
+        """Change a principal's status and (agents) ``acting_for``; ``None`` keeps a value."""
+        return self._one(
+            _SQL["update_principal"], id=principal_id, status=status, acting_for=acting_for
+        )
 
     def update_space(self, space_id: str, archived: bool) -> dict[str, Any] | None:
         """Archive or restore a space."""

@@ -1,10 +1,13 @@
 """Audit log of denials, aggregated per (actor, action, resource kind, reason, policy
-revision) and window.
+revision, mode) and window.
 
 One ``INSERT ... ON CONFLICT DO UPDATE`` per denial: equal denials inside one window of
 ``audit.deny_aggregate_window`` seconds share a row whose ``count`` grows. Each row
 names the revision of the policy bundle that denied (NULL when the sidecar served no
-bundle revision). Rows hold ids and codes only, never content, handles or display names.
+bundle revision) and the mode the decision names (``acting_for`` of a relayed call
+decided for a bound run: ``run`` with the run's id; every other denial was decided on
+the actor's own rights: ``own``). Rows hold ids and codes only, never content, handles
+or display names.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ __all__ = ["AuditRepository", "SqlDenialAudit"]
 _RECORD = text(
     """
     INSERT INTO audit_log (actor_id, action, resource_kind, reason, status, policy_revision,
-                           window_start, count, first_at, last_at)
+                           acting_for, acting_for_run_id, window_start, count, first_at,
+                           last_at)
     VALUES (CAST(:actor_id AS uuid), :action, :resource_kind, :reason, :status,
-            :policy_revision,
+            :policy_revision, :acting_for, CAST(:acting_for_run_id AS uuid),
             to_timestamp(floor(extract(epoch FROM now()) / :window) * :window),
             1, now(), now())
-    ON CONFLICT (actor_id, action, resource_kind, reason, policy_revision, window_start)
+    ON CONFLICT (actor_id, action, resource_kind, reason, policy_revision, acting_for,
+                 acting_for_run_id, window_start)
     DO UPDATE SET count = audit_log.count + 1, last_at = now()
     """
 )
@@ -45,8 +50,14 @@ class AuditRepository:
         status: int,
         window_seconds: int,
         policy_revision: str | None = None,
+        acting_for: str = "own",
+        acting_for_run_id: str | None = None,
     ) -> None:
-        """Count one denial in the row of its window and revision (created on first use)."""
+        """Count one denial in the row of its window and revision (created on first use).
+
+        ``acting_for`` is the mode that decided it: ``own``, or ``run`` with the run a
+        relayed call was decided for in ``acting_for_run_id``.
+        """
         self._conn.execute(
             _RECORD,
             {
@@ -56,6 +67,8 @@ class AuditRepository:
                 "reason": reason,
                 "status": status,
                 "policy_revision": policy_revision,
+                "acting_for": acting_for,
+                "acting_for_run_id": acting_for_run_id,
                 "window": window_seconds,
             },
         )
@@ -86,4 +99,6 @@ class SqlDenialAudit:
                 status=decision.status,
                 window_seconds=self._window,
                 policy_revision=decision.revision,
+                acting_for=decision.mode,
+                acting_for_run_id=decision.run_id,
             )

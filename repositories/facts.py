@@ -6,6 +6,10 @@ grants that can matter), so gathering facts costs one round trip whatever the nu
 of principals or channels asked about. The shape is the contract of
 ``docs/policy-input.md``; no handle, display name or content is selected.
 
+A principal carries ``acting_for: "required"`` only when it is set (issue 21); for
+everyone else the principal's facts are exactly what they were before, so decisions
+that never involve such an agent see the same input.
+
 Which grants "can matter" is a relevance filter, not a decision: every grant whose
 subject is one of the principals (or their groups) and whose target is one of the
 channels (or their spaces) is sent, expired ones included, and Rego decides.
@@ -33,7 +37,7 @@ def bundle_sql(pids: str, cids: str) -> str:
     """
     return f"""
     (WITH p AS (
-        SELECT id, kind, status, is_owner FROM principals WHERE id = ANY({pids})
+        SELECT id, kind, status, is_owner, acting_for FROM principals WHERE id = ANY({pids})
     ), pg AS (
         SELECT group_id, principal_id FROM group_members WHERE principal_id = ANY({pids})
     ), c AS (
@@ -43,13 +47,14 @@ def bundle_sql(pids: str, cids: str) -> str:
     SELECT json_build_object(
       'now', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
       'principals', COALESCE((
-        SELECT json_object_agg(p.id, json_build_object(
+        SELECT json_object_agg(p.id, json_strip_nulls(json_build_object(
           'kind', p.kind, 'status', p.status, 'is_owner', p.is_owner,
           'groups', COALESCE((SELECT json_agg(pg.group_id ORDER BY pg.group_id)
                               FROM pg WHERE pg.principal_id = p.id), '[]'::json),
           'permissions', COALESCE((SELECT json_agg(pp.permission ORDER BY pp.permission)
                                    FROM principal_permissions pp
-                                   WHERE pp.principal_id = p.id), '[]'::json)))
+                                   WHERE pp.principal_id = p.id), '[]'::json),
+          'acting_for', CASE WHEN p.acting_for = 'required' THEN p.acting_for END)))
         FROM p), '{{}}'::json),
       'channels', COALESCE((
         SELECT json_object_agg(c.id, json_build_object(

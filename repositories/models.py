@@ -17,7 +17,7 @@ Conventions, chosen so that the schema protects itself even against a buggy writ
 
 The migrations ``repositories/migrations/versions/`` create exactly this schema (0001
 the initial tables, 0003 the privacy columns and tables, 0004 the policy revision of
-audit rows); change both together.
+audit rows, 0005 the threads' last position, 0007 acting-for); change both together.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ from app.domain.privacy import (
 )
 
 __all__ = [
+    "ACTING_FOR_MODES",
+    "ACTING_FOR_VALUES",
     "ACTIVE_RUN_STATES",
     "ATTEMPT_KINDS",
     "BINDING_STATES",
@@ -109,6 +111,11 @@ RUN_STATES: Final = ("queued", "running", "waiting_input", "succeeded", "failed"
 ACTIVE_RUN_STATES: Final = ("queued", "running", "waiting_input")
 FOLLOWUP_STATES: Final = ("pending", "delivered", "absorbed", "dropped")
 BINDING_STATES: Final = ("provisioned", "bound", "stopped")
+# principals.acting_for: "required" agents may post and list only for a bound run's
+# requester (issue 21); the rule itself is decided in Rego (policies/authz/actingfor).
+ACTING_FOR_VALUES: Final = ("optional", "required")
+# audit_log.acting_for: the mode that decided a denial.
+ACTING_FOR_MODES: Final = ("own", "run")
 
 NAMING_CONVENTION: Final[dict[str, str]] = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -177,6 +184,8 @@ class Principal(Base):
         CheckConstraint(
             "home_channel_id IS NULL OR kind = 'agent'", name="home_channel_only_agents"
         ),
+        _one_of("acting_for", ACTING_FOR_VALUES),
+        CheckConstraint("acting_for = 'optional' OR kind = 'agent'", name="acting_for_only_agents"),
         UniqueConstraint("handle"),
     )
 
@@ -194,6 +203,9 @@ class Principal(Base):
         ForeignKey("channels.id", use_alter=True)
     )
     created_at: Mapped[datetime] = _created_at()
+    # Agents only: "required" means the agent may post and list only for the requester
+    # of a run bound to its session (issue 21).
+    acting_for: Mapped[str] = mapped_column(server_default=text("'optional'"))
 
 
 class Group(Base):
@@ -650,7 +662,9 @@ class SessionBinding(Base):
     """Which agent account a runner's container (then session) acts as.
 
     Durable so that several app replicas agree; re-enrolment of the runner drops its
-    rows, which is why ``enrollment_epoch`` is recorded with each binding.
+    rows, which is why ``enrollment_epoch`` is recorded with each binding. ``run_id``
+    is the run the runner bound to the session: relayed calls are then decided for the
+    run's requester too while the run is live (issue 21).
     """
 
     __tablename__ = "session_bindings"
@@ -668,11 +682,12 @@ class SessionBinding(Base):
     agent_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id"))
     state: Mapped[str]
     created_at: Mapped[datetime] = _created_at()
+    run_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
 
 
 class AuditLog(Base):
     """Aggregated denials: one row per (actor, action, resource kind, reason, policy
-    revision, window).
+    revision, mode, window).
 
     The unique key treats NULLs as equal (``NULLS NOT DISTINCT``, PostgreSQL 15) so an
     anonymous actor aggregates too and recording is one ``INSERT ... ON CONFLICT DO
@@ -681,6 +696,9 @@ class AuditLog(Base):
     of the signed policy bundle that denied (OPA's provenance); NULL when the sidecar
     served no bundle revision, and for rows written before it was recorded. Denials of
     two revisions never share a row, so a row always names the policy that decided.
+    ``acting_for`` is the mode that decided the denial (``run`` with
+    ``acting_for_run_id`` when a relayed call was decided for a bound run's requester
+    too, ``own`` otherwise).
     """
 
     __tablename__ = "audit_log"
@@ -691,6 +709,8 @@ class AuditLog(Base):
             "resource_kind",
             "reason",
             "policy_revision",
+            "acting_for",
+            "acting_for_run_id",
             "window_start",
             name="uq_audit_log_aggregate",
             postgresql_nulls_not_distinct=True,
@@ -699,6 +719,10 @@ class AuditLog(Base):
         CheckConstraint(
             "policy_revision IS NULL OR char_length(policy_revision) BETWEEN 1 AND 128",
             name="policy_revision_valid",
+        ),
+        _one_of("acting_for", ACTING_FOR_MODES),
+        CheckConstraint(
+            "(acting_for = 'run') = (acting_for_run_id IS NOT NULL)", name="acting_for_run"
         ),
     )
 
@@ -713,3 +737,5 @@ class AuditLog(Base):
     count: Mapped[int] = mapped_column(server_default=text("1"))
     first_at: Mapped[datetime] = mapped_column(server_default=func.now())
     last_at: Mapped[datetime] = mapped_column(server_default=func.now())
+    acting_for: Mapped[str] = mapped_column(server_default=text("'own'"))
+    acting_for_run_id: Mapped[uuid.UUID | None]

@@ -8,6 +8,11 @@ deletes all of the runner's bindings in the same transaction, so a session id th
 the runner mints again after a restart resolves to nothing. Lookups are always keyed
 by the runner: one runner's session ids never find another runner's binding.
 
+A bound session may have a run bound to it (``run_id``, issue 21): every lookup of a
+binding also returns that run's agent and state and its requester, the author of its
+triggering message, in the same statement, so a relayed call gathers the facts of
+both principals without another round trip.
+
 Rows are read by label, never by position; the repository never commits.
 """
 
@@ -21,7 +26,22 @@ from sqlalchemy.exc import IntegrityError
 
 from repositories.principals import Account, RunnerIdentity, account_columns, account_from_row
 
-__all__ = ["Binding", "RunnerIdentity", "RunnerRepository"]
+__all__ = ["Binding", "BoundRun", "RunnerIdentity", "RunnerRepository"]
+
+
+@dataclass(frozen=True, slots=True)
+class BoundRun:
+    """A run as acting-for sees it: its agent, state and requester.
+
+    ``requester_id`` is the author of the run's triggering message, ``None`` when the
+    run has none (a command run, or a trigger that was deleted): the policy then
+    denies everything the run would be asked to allow.
+    """
+
+    id: str
+    agent_id: str
+    state: str
+    requester_id: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +50,8 @@ class Binding:
 
     ``account`` is ``None`` when the bound agent id names no principal (a broken row:
     the relay fails closed with 500, never with another identity); the relay acts as
-    its actor and falls back to its home channel.
+    its actor and falls back to its home channel. ``run`` is the run bound to the
+    session, ``None`` without one.
     """
 
     id: str
@@ -41,6 +62,7 @@ class Binding:
     agent_id: str
     state: str
     account: Account | None
+    run: BoundRun | None = None
 
 
 _ENROLL = text(
@@ -60,14 +82,23 @@ _RUNNER_FOR_SHARE = text(
     FROM runners r WHERE r.id = CAST(:runner_id AS uuid) FOR SHARE
     """
 )
+_RUN_COLUMNS = """
+    r.id::text AS run_id, r.agent_id::text AS run_agent_id, r.state AS run_state,
+    tm.author_principal_id::text AS run_requester_id
+"""
 _BINDING_COLUMNS = f"""
     b.id::text AS id, b.runner_id::text AS runner_id, b.enrollment_epoch AS enrollment_epoch,
     b.container_name AS container_name, b.session_id AS session_id,
     b.agent_id::text AS agent_id, b.state AS state,
-    {account_columns("account_")}
+    {account_columns("account_")}, {_RUN_COLUMNS}
 """
-_BINDING_FROM = """
-    FROM session_bindings b LEFT JOIN principals p ON p.id = b.agent_id
+# The bound run and its requester (the author of the triggering message) ride along.
+_RUN_JOINS = """
+    LEFT JOIN runs r ON r.id = b.run_id
+    LEFT JOIN messages tm ON tm.id = r.triggering_message_id
+"""
+_BINDING_FROM = f"""
+    FROM session_bindings b LEFT JOIN principals p ON p.id = b.agent_id {_RUN_JOINS}
 """
 _BY_SESSION = text(
     f"SELECT {_BINDING_COLUMNS} {_BINDING_FROM} "
@@ -91,17 +122,29 @@ _PROVISION = text(
             (runner_id, enrollment_epoch, container_name, agent_id, state)
         VALUES (CAST(:runner_id AS uuid), :epoch, :container_name, CAST(:agent_id AS uuid),
                 'provisioned')
-        RETURNING id, runner_id, enrollment_epoch, container_name, session_id, agent_id, state
+        RETURNING id, runner_id, enrollment_epoch, container_name, session_id, agent_id, state,
+                  run_id
     )
     SELECT {_BINDING_COLUMNS}
-    FROM inserted b LEFT JOIN principals p ON p.id = b.agent_id
+    FROM inserted b LEFT JOIN principals p ON p.id = b.agent_id {_RUN_JOINS}
     """
 )
+# A new session id is a new session (a restarted container): no run is bound to it.
 _BIND = text(
-    "UPDATE session_bindings SET session_id = :session_id, state = 'bound' "
+    "UPDATE session_bindings SET session_id = :session_id, state = 'bound', run_id = NULL "
     "WHERE id = CAST(:id AS uuid)"
 )
 _DELETE = text("DELETE FROM session_bindings WHERE id = CAST(:id AS uuid)")
+_RUN = text(
+    f"""
+    SELECT {_RUN_COLUMNS}
+    FROM runs r LEFT JOIN messages tm ON tm.id = r.triggering_message_id
+    WHERE r.id = CAST(:run_id AS uuid)
+    """
+)
+_SET_RUN = text(
+    "UPDATE session_bindings SET run_id = CAST(:run_id AS uuid) WHERE id = CAST(:id AS uuid)"
+)
 
 
 def _identity(row: Any) -> RunnerIdentity | None:
@@ -117,6 +160,17 @@ def _binding(row: Any) -> Binding | None:
     return None if row is None else _binding_of(row._mapping)
 
 
+def _run_of(m: RowMapping) -> BoundRun | None:
+    if m["run_id"] is None:
+        return None
+    return BoundRun(
+        id=m["run_id"],
+        agent_id=m["run_agent_id"],
+        state=m["run_state"],
+        requester_id=m["run_requester_id"],
+    )
+
+
 def _binding_of(m: RowMapping) -> Binding:
     return Binding(
         id=m["id"],
@@ -127,6 +181,7 @@ def _binding_of(m: RowMapping) -> Binding:
         agent_id=m["agent_id"],
         state=m["state"],
         account=account_from_row(m, "account_"),
+        run=_run_of(m),
     )
 
 
@@ -206,3 +261,12 @@ class RunnerRepository:
     def delete(self, binding_id: str) -> None:
         """Remove a binding (the session stopped)."""
         self._conn.execute(_DELETE, {"id": binding_id})
+
+    def run(self, run_id: str) -> BoundRun | None:
+        """The run with this id as acting-for sees it, or ``None`` when unknown."""
+        row = self._conn.execute(_RUN, {"run_id": run_id}).first()
+        return None if row is None else _run_of(row._mapping)
+
+    def set_run(self, binding_id: str, run_id: str | None) -> None:
+        """Bind ``run_id`` to the binding's session (``None`` unbinds)."""
+        self._conn.execute(_SET_RUN, {"id": binding_id, "run_id": run_id})

@@ -42,6 +42,8 @@ OPERATIONS = (
     "runnerSessionStarted",
     "runnerSessionReload",
     "runnerSessionStop",
+    "runnerSessionBindRun",
+    "runnerSessionUnbindRun",
     "relayCommsCall",
     "recordProviderAttempt",
     "appendRunStep",

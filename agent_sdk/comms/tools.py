@@ -138,12 +138,23 @@ def _text(name: str, params: Mapping[str, Any], key: str, *, required: bool) -> 
     return value
 
 
+# What the model should learn from the acting-for refusals (issue 21): the call was
+# not wrong for the agent, it is beyond the person the agent works for.
+_REASON_HINTS: Final = {
+    "acting_for_exceeded": "the person you are working for may not do this in that channel",
+    "run_required": "you may only act for the person whose request started your run",
+}
+
+
 def _failure(name: str, result: Mapping[str, Any]) -> CommsToolError:
     error = result.get("error")
     error = error if isinstance(error, Mapping) else {}
     code = attr(error.get("code"))
     reason = f" ({attr(error['reason'])})" if "reason" in error else ""
     message = one_line(str(error.get("message", "")), 160)
+    hint = _REASON_HINTS.get(str(error.get("reason")))
+    if hint is not None:
+        message = f"{message}; {hint}"
     return CommsToolError(f"{name} failed: {code}{reason}: {message}", code=code)
 
 

@@ -62,7 +62,7 @@ def admin_update_principal(principal_id: str, body: dict[str, Any]) -> Response:
     """PATCH /api/v1/admin/principals/{principal_id}."""
     return admin_operation(
         "adminUpdatePrincipal",
-        lambda _u, repo: require(repo.update_principal(principal_id, body["status"])),
+        lambda _u, repo: admin.update_principal(repo, principal_id, body),
     )
 
 

@@ -1,4 +1,4 @@
-"""Runner endpoints: enrolment, session reports, reload, stop and the comms relay.
+"""Runner endpoints: enrolment, session reports, reload, stop, run binding, comms relay.
 
 Every handler authenticates a runner token (``begin_runner``); a principal's token is
 401 here, and a runner token is 401 on every principal endpoint.
@@ -15,9 +15,11 @@ from app.handlers.common import begin_runner, json_response, no_content
 __all__ = [
     "relay_comms_call",
     "runner_enroll",
+    "runner_session_bind_run",
     "runner_session_reload",
     "runner_session_started",
     "runner_session_stop",
+    "runner_session_unbind_run",
 ]
 
 
@@ -46,6 +48,19 @@ def runner_session_stop(session_id: str) -> Response:
     """DELETE /api/v1/runner/sessions/{session_id}: the binding is deleted."""
     ctx = begin_runner("runnerSessionStop")
     ctx.use_cases.stop_session(ctx.runner, ctx.action, session_id)
+    return no_content()
+
+
+def runner_session_bind_run(session_id: str, body: dict[str, Any]) -> Response:
+    """PUT /api/v1/runner/sessions/{session_id}/run: relayed calls act for the run's requester."""
+    ctx = begin_runner("runnerSessionBindRun")
+    return json_response(ctx.use_cases.bind_run(ctx.runner, ctx.action, session_id, body["run_id"]))
+
+
+def runner_session_unbind_run(session_id: str) -> Response:
+    """DELETE /api/v1/runner/sessions/{session_id}/run: relayed calls are the agent's own."""
+    ctx = begin_runner("runnerSessionUnbindRun")
+    ctx.use_cases.unbind_run(ctx.runner, ctx.action, session_id)
     return no_content()
 
 

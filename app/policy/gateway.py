@@ -180,7 +180,8 @@ class PolicyGateway:
                 ``require_revision``, names no bundle revision).
         """
         with self._observe(DECISION):
-            return parse_decision(*self._ask(DECISION, request))
+            result, revision = self._ask(DECISION, request)
+            return parse_decision(result, request.get("acting_for"), revision=revision)
 
     def evaluate_run_context(self, request: RunContextInput) -> RunContextVerdict:
         """``data.runcontext.evaluate``: readable candidates, trigger holders, classes.

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 __all__ = [
+    "ActingForInput",
     "AgentResource",
     "AuthorRef",
     "BindingResource",
+    "BoundRunFacts",
     "CandidateThread",
     "CeilingFacts",
     "ChannelFacts",
@@ -43,13 +45,18 @@ __all__ = [
 
 
 class PrincipalFacts(TypedDict):
-    """One principal of the fact bundle."""
+    """One principal of the fact bundle.
+
+    ``acting_for`` is present (``"required"``) only for an agent that may post and
+    list only for the requester of a bound run.
+    """
 
     kind: str
     status: str
     is_owner: bool
     groups: list[str]
     permissions: list[str]
+    acting_for: NotRequired[str]
 
 
 class ChannelFacts(TypedDict):
@@ -134,11 +141,21 @@ class RunnerResource(TypedDict):
     id: str
 
 
+class BoundRunFacts(TypedDict):
+    """A run as acting-for sees it: its id, its agent and its state."""
+
+    id: str
+    agent_id: str
+    state: str
+
+
 class BindingResource(TypedDict):
     """A workspace binding as the resource of ``runner.session.*`` and ``runner.comms.relay``.
 
     Only ``kind`` is present when the runner named no binding it holds (unknown
     container or session): the policy answers 404 for it like for a foreign or stale one.
+    ``run`` is the run a ``runner.session.run.bind`` asks to bind (absent when the run
+    id names no run).
     """
 
     kind: Literal["binding"]
@@ -146,6 +163,7 @@ class BindingResource(TypedDict):
     enrollment_epoch: NotRequired[int]
     state: NotRequired[str]
     agent_id: NotRequired[str]
+    run: NotRequired[BoundRunFacts]
 
 
 class AgentResource(TypedDict):
@@ -166,13 +184,26 @@ Resource = (
 )
 
 
+class ActingForInput(TypedDict):
+    """``input.acting_for`` of a relayed call whose session has a bound run (issue 21).
+
+    ``requester`` is the author of the run's triggering message, absent when the run
+    has none. The fact bundle of a message decision covers the requester too.
+    """
+
+    run: BoundRunFacts
+    requester: NotRequired[str]
+
+
 class DecisionInput(TypedDict):
-    """Input of ``data.authz.decision``."""
+    """Input of ``data.authz.decision``; ``acting_for`` only for a relayed call of a
+    session with a bound run (``runner.comms.relay`` and the relayed message action)."""
 
     action: str
     actor: str
     resource: Resource
     facts: FactBundle
+    acting_for: NotRequired[ActingForInput]
 
 
 class ThreadPosition(TypedDict):

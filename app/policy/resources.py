@@ -10,6 +10,7 @@ from __future__ import annotations
 from app.policy.inputs import (
     AgentResource,
     BindingResource,
+    BoundRunFacts,
     ChannelResource,
     InstanceResource,
     RunnerResource,
@@ -45,15 +46,28 @@ def runner(runner_id: str) -> RunnerResource:
     return {"kind": "runner", "id": runner_id}
 
 
-def binding(*, runner_id: str, enrollment_epoch: int, state: str, agent_id: str) -> BindingResource:
-    """A workspace binding: the resource of ``runner.session.*`` and ``runner.comms.relay``."""
-    return {
+def binding(
+    *,
+    runner_id: str,
+    enrollment_epoch: int,
+    state: str,
+    agent_id: str,
+    run: BoundRunFacts | None = None,
+) -> BindingResource:
+    """A workspace binding: the resource of ``runner.session.*`` and ``runner.comms.relay``.
+
+    ``run`` is the run ``runner.session.run.bind`` asks to bind, when it exists.
+    """
+    resource: BindingResource = {
         "kind": "binding",
         "runner_id": runner_id,
         "enrollment_epoch": enrollment_epoch,
         "state": state,
         "agent_id": agent_id,
     }
+    if run is not None:
+        resource["run"] = run
+    return resource
 
 
 def no_binding() -> BindingResource:

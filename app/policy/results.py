@@ -19,6 +19,7 @@ from agent_sdk.contracts import INTENT_REASONS
 from app.domain.privacy import CEILING_KINDS
 from app.opa_client import OpaMalformed
 from app.policy.inputs import (
+    ActingForInput,
     AuthorRef,
     CandidateThread,
     PrivacyAttemptInput,
@@ -29,8 +30,11 @@ from app.policy.inputs import (
 
 __all__ = [
     "INTENT_REASONS",
+    "OWN",
     "REASONS",
     "REVISION_PATTERN",
+    "ActingFor",
+    "ActingForMode",
     "AttemptRefused",
     "AuthorClass",
     "Ceiling",
@@ -74,8 +78,13 @@ REASONS = frozenset(
         "not_agent_owner",
         "agent_inactive",
         "unknown_provider",
+        "acting_for_exceeded",
+        "run_required",
     }
 )
+
+# The sides an acting-for decision names in ``failed`` (policies/authz/messages).
+_SIDES = ("agent", "requester")
 
 
 class Role(StrEnum):
@@ -102,6 +111,38 @@ class Trust(StrEnum):
 REVISION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+/-]{0,127}\Z")
 
 
+class ActingForMode(StrEnum):
+    """Which rights decided a call: the actor's own, or also a bound run's requester's."""
+
+    OWN = "own"
+    RUN = "run"
+
+
+@dataclass(frozen=True, slots=True)
+class ActingFor:
+    """The ``acting_for`` of a decision: the mode, the run, the sides that failed.
+
+    Attributes:
+        mode: ``own`` or ``run``.
+        run_id: The bound run in mode ``run``; ``None`` in mode ``own``.
+        failed: In mode ``run`` of a message decision, the sides (``agent``,
+            ``requester``) that do not allow the call; empty otherwise.
+    """
+
+    mode: ActingForMode
+    run_id: str | None = None
+    failed: tuple[str, ...] = ()
+
+    def view(self) -> dict[str, Any]:
+        """``{"mode": "own"}`` or ``{"mode": "run", "run_id"}``: what a relayed answer says."""
+        if self.run_id is None:
+            return {"mode": self.mode.value}
+        return {"mode": self.mode.value, "run_id": self.run_id}
+
+
+OWN = ActingFor(ActingForMode.OWN)
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """OPA's answer to ``data.authz.decision``.
@@ -113,12 +154,26 @@ class Decision:
         revision: The revision of the policy bundle that decided (OPA's provenance);
             ``None`` when the sidecar serves policies that are not a bundle with a
             revision (``make run``'s working tree, the tests).
+        acting_for: The mode the policy named for a request that carried
+            ``input.acting_for`` (a relayed call of a session with a bound run);
+            ``None`` when it named none.
     """
 
     allow: bool
     reason: str
     status: int
     revision: str | None = None
+    acting_for: ActingFor | None = None
+
+    @property
+    def mode(self) -> str:
+        """``run`` when the decision was taken for a bound run's requester too, else ``own``."""
+        return (self.acting_for or OWN).mode.value
+
+    @property
+    def run_id(self) -> str | None:
+        """The run the decision was taken for (mode ``run``), else ``None``."""
+        return None if self.acting_for is None else self.acting_for.run_id
 
 
 def parse_revision(provenance: Any) -> str | None:
@@ -153,14 +208,19 @@ def parse_revision(provenance: Any) -> str | None:
     return revision
 
 
-def parse_decision(result: Any, revision: str | None = None) -> Decision:
+def parse_decision(
+    result: Any, sent: ActingForInput | None = None, *, revision: str | None = None
+) -> Decision:
     """Read a decision object; anything malformed fails closed.
 
-    ``revision`` is the bundle revision that answered (:func:`parse_revision`).
+    ``sent`` is the ``acting_for`` of the request (absent: ``None``). The answer may
+    carry ``acting_for`` only when the request did, and then names the run that was
+    sent. ``revision`` is the bundle revision that answered (:func:`parse_revision`).
 
     Raises:
-        OpaMalformed: not ``{"allow": bool, "reason": <known>, "status": int}``, or an
-            allow whose status is not 200, or a deny whose status is not 403 or 404.
+        OpaMalformed: not ``{"allow": bool, "reason": <known>, "status": int}`` (plus
+            an ``acting_for`` that fits the request), or an allow whose status is not
+            200, or a deny whose status is not 403 or 404.
     """
     if not isinstance(result, dict):
         raise OpaMalformed("decision is not an object")
@@ -171,7 +231,49 @@ def parse_decision(result: Any, revision: str | None = None) -> Decision:
         raise OpaMalformed("decision has an unknown reason")
     if (allow and status != 200) or (not allow and status not in (403, 404)):
         raise OpaMalformed("decision status does not fit allow")
-    return Decision(allow=allow, reason=str(reason), status=status, revision=revision)
+    acting_for = None
+    if "acting_for" in result:
+        acting_for = _acting_for(result["acting_for"], sent, allow=allow, reason=str(reason))
+    return Decision(
+        allow=allow,
+        reason=str(reason),
+        status=status,
+        revision=revision,
+        acting_for=acting_for,
+    )
+
+
+def _acting_for(value: Any, sent: ActingForInput | None, *, allow: bool, reason: str) -> ActingFor:
+    """The ``acting_for`` of a decision, checked against the request and the decision."""
+    if sent is None:
+        raise OpaMalformed("decision names a mode the request did not ask about")
+    if not isinstance(value, dict):
+        raise OpaMalformed("decision acting_for is not an object")
+    mode = value.get("mode")
+    if mode == ActingForMode.OWN and set(value) == {"mode"}:
+        if reason == "acting_for_exceeded":
+            raise OpaMalformed("acting_for_exceeded outside mode run")
+        return OWN
+    if mode != ActingForMode.RUN or not {"mode", "run_id"} <= set(value) <= {
+        "mode",
+        "run_id",
+        "failed",
+    }:
+        raise OpaMalformed("decision acting_for has the wrong shape")
+    if value["run_id"] != sent["run"]["id"]:
+        raise OpaMalformed("decision acting_for names another run")
+    failed = value.get("failed", [])
+    if (
+        not _is_str_list(failed)
+        or len(set(failed)) != len(failed)
+        or not set(failed) <= set(_SIDES)
+        or (allow and failed)
+        or (reason == "acting_for_exceeded" and failed != ["requester"])
+    ):
+        raise OpaMalformed("decision acting_for names sides that do not fit the decision")
+    if reason == "run_required":
+        raise OpaMalformed("run_required in mode run")
+    return ActingFor(ActingForMode.RUN, run_id=str(value["run_id"]), failed=tuple(failed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,7 +647,7 @@ def parse_privacy_attempt(
     if outcome == "unreadable" and set(result) == {"outcome"}:
         return PolicyUnreadable()
     if outcome == "refused" and set(result) == {"outcome", "decision"}:
-        decision = parse_decision(result["decision"], revision)
+        decision = parse_decision(result["decision"], revision=revision)
         if decision.allow:
             raise OpaMalformed("privacy refusal allows")
         return AttemptRefused(decision)

@@ -110,6 +110,29 @@ def create_grant(repo: AdminRepository, body: dict[str, Any]) -> dict[str, Any]:
     return grant_view(row)
 
 
+def update_principal(
+    repo: AdminRepository, principal_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """Change a principal's status and, for an agent, ``acting_for``.
+
+    ``acting_for`` belongs to agents: ``required`` for a person or an app is refused
+    (422) rather than stored; the ``Principal`` view shows it for agents only.
+    """
+    kind = require(repo.lookup("principal", principal_id))
+    acting_for = body.get("acting_for")
+    if acting_for == "required" and kind != "agent":
+        raise ValidationFailed(
+            "Only an agent can be required to act for someone.",
+            [{"path": "body/acting_for", "message": "not an agent"}],
+        )
+    row = require(
+        repo.update_principal(principal_id, status=body.get("status"), acting_for=acting_for)
+    )
+    if row["kind"] != "agent":
+        row.pop("acting_for")
+    return row
+
+
 def move_thread(repo: AdminRepository, thread_id: str, channel_id: str) -> dict[str, Any]:
     """Move a thread to another channel (main threads cannot move)."""
     kind = require(repo.lookup("thread", thread_id))

@@ -15,7 +15,7 @@ from typing import NoReturn, Protocol
 
 from app.errors import ApiError, Forbidden, NotFound
 from app.policy import Decision, PolicyGateway
-from app.policy.inputs import FactBundle, Resource
+from app.policy.inputs import ActingForInput, DecisionInput, FactBundle, Resource
 
 __all__ = ["Authorizer", "DecisionObserver", "DenialAudit", "Subject", "decision_error"]
 
@@ -78,18 +78,31 @@ class Authorizer:
         self._observer = observer
 
     def decide(
-        self, actor: Subject, action: str, resource: Resource, facts: FactBundle
+        self,
+        actor: Subject,
+        action: str,
+        resource: Resource,
+        facts: FactBundle,
+        *,
+        acting_for: ActingForInput | None = None,
     ) -> Decision:
         """The decision for ``action`` on ``resource``; a denial is audited first.
 
-        For callers that report a denial in-band instead of raising (the runner relay).
+        ``acting_for`` is sent for a relayed call whose session has a bound run; the
+        audit row of a denial records the mode the decision names.
 
         Raises:
             OpaUnavailable: OPA cannot answer, or answers undefined or malformed.
         """
-        decision = self.policy.decide(
-            {"action": action, "actor": actor.id, "resource": resource, "facts": facts}
-        )
+        request: DecisionInput = {
+            "action": action,
+            "actor": actor.id,
+            "resource": resource,
+            "facts": facts,
+        }
+        if acting_for is not None:
+            request["acting_for"] = acting_for
+        decision = self.policy.decide(request)
         if self._observer is not None:
             self._observer.decided(action, decision)
         if not decision.allow:
@@ -97,18 +110,25 @@ class Authorizer:
         return decision
 
     def require(
-        self, actor: Subject, action: str, resource: Resource, facts: FactBundle
+        self,
+        actor: Subject,
+        action: str,
+        resource: Resource,
+        facts: FactBundle,
+        *,
+        acting_for: ActingForInput | None = None,
     ) -> Decision:
         """Decide ``action`` on ``resource`` for ``actor``; raise unless allowed.
 
-        Every denial is audited (aggregated); an allow writes nothing.
+        Every denial is audited (aggregated); an allow writes nothing. ``acting_for``
+        as for :meth:`decide`.
 
         Raises:
             NotFound: the policy says the resource is invisible to the actor.
             Forbidden: visible but not allowed; carries the policy's reason.
             OpaUnavailable: OPA cannot answer (fail closed).
         """
-        decision = self.decide(actor, action, resource, facts)
+        decision = self.decide(actor, action, resource, facts, acting_for=acting_for)
         if not decision.allow:
             raise decision_error(decision)
         return decision

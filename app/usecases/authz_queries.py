@@ -7,7 +7,10 @@
   decided, so a reviewer can see why without logs. The explained decision is
   hypothetical: it is not audited and changes nothing. Its
   resource and facts are gathered by the same builders and statements the real use
-  cases use, so the explanation describes the real decision.
+  cases use, so the explanation describes the real decision. An acting-for decision
+  (``acting_for.run_id`` in the request) is explained as the relay takes it: the
+  run's facts and its requester go into the input, the facts cover both principals,
+  and the decision names the mode and the sides that failed.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from typing import Any
 
 from app.errors import NotFound, ValidationFailed
 from app.policy import PolicyGateway, resources
-from app.policy.inputs import DecisionInput, FactBundle, Resource
+from app.policy.inputs import ActingForInput, DecisionInput, FactBundle, Resource
+from app.policy.results import Decision
 from app.usecases.authorization import Authorizer
 from app.usecases.ports import UnitFactory
+from app.usecases.runners import acting_for_input
 from repositories.principals import Actor
 from repositories.unit_of_work import UnitOfWork
 
@@ -93,7 +98,7 @@ class ExplainDecision:
 
         Raises:
             Forbidden: the caller is not an instance owner.
-            NotFound: the subject actor does not exist.
+            NotFound: the subject actor or the ``acting_for`` run does not exist.
             ValidationFailed: a channel or run resource without an id.
             OpaUnavailable: OPA cannot answer.
         """
@@ -111,7 +116,13 @@ class ExplainDecision:
             self._authorizer.require(
                 actor, action, resources.instance(), uow.facts.bundle([actor.id], [])
             )
-            resource, facts = _gather(uow, kind, str(resource_id), subject_id)
+            acting_for = _acting_for(uow, body.get("acting_for"))
+            others = (
+                []
+                if acting_for is None or "requester" not in acting_for
+                else [acting_for["requester"]]
+            )
+            resource, facts = _gather(uow, kind, str(resource_id), subject_id, others)
         if subject_id not in facts["principals"]:
             raise NotFound()
         explained: DecisionInput = {
@@ -120,26 +131,53 @@ class ExplainDecision:
             "resource": resource,
             "facts": facts,
         }
+        if acting_for is not None:
+            explained["acting_for"] = acting_for
         decision = self._policy.decide(explained)
-        answer: dict[str, Any] = {
-            "decision": {
-                "allow": decision.allow,
-                "reason": decision.reason,
-                "status": decision.status,
-            },
-            "input": explained,
-        }
+        answer: dict[str, Any] = {"decision": _decision_view(decision), "input": explained}
         if decision.revision is not None:
             answer["policy_revision"] = decision.revision
         return answer
 
 
+def _acting_for(uow: UnitOfWork, body: dict[str, Any] | None) -> ActingForInput | None:
+    """The ``input.acting_for`` of a relayed call with this run bound (404 if unknown)."""
+    if body is None:
+        return None
+    run = uow.runners.run(body["run_id"])
+    if run is None:
+        raise NotFound()
+    return acting_for_input(run)
+
+
+def _decision_view(decision: Decision) -> dict[str, Any]:
+    """``Decision``: allow, reason, status and, for an acting-for decision, its mode."""
+    view: dict[str, Any] = {
+        "allow": decision.allow,
+        "reason": decision.reason,
+        "status": decision.status,
+    }
+    if decision.acting_for is not None:
+        acting_for = decision.acting_for.view()
+        if acting_for["mode"] == "run":
+            acting_for["failed"] = list(decision.acting_for.failed)
+        view["acting_for"] = acting_for
+    return view
+
+
 def _gather(
-    uow: UnitOfWork, kind: str, resource_id: str, subject_id: str
+    uow: UnitOfWork, kind: str, resource_id: str, subject_id: str, others: list[str]
 ) -> tuple[Resource, FactBundle]:
-    """The resource and facts the real request of ``subject_id`` would send."""
+    """The resource and facts the real request of ``subject_id`` would send.
+
+    ``others`` holds the requester of an explained acting-for call (or nothing): a
+    channel's facts cover it too, as the relayed call's do.
+    """
     if kind == "channel":
-        return resources.channel(resource_id), uow.facts.bundle([subject_id], [resource_id])
+        return (
+            resources.channel(resource_id),
+            uow.facts.bundle([subject_id, *others], [resource_id]),
+        )
     if kind == "run":
         run = uow.run_context.load(resource_id, subject_id)
         if run is None:

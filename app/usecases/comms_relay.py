@@ -9,18 +9,29 @@ Flow of ``POST /api/v1/runner/comms:relay``:
 3. ``runner.comms.relay`` is decided in Rego: the caller is an enrolled runner and the
    binding is its own, of its current enrolment, bound, to an active agent. Otherwise
    the request ends with Problem JSON (unknown, stopped, stale and foreign sessions
-   answer the same 404). Denials are audited.
+   answer the same 404). Denials are audited. When a run is bound to the session
+   (issue 21), the input carries it as ``acting_for`` (the run's id, agent and state
+   and its requester, all read with the binding) and the allow names the mode that
+   decides the call: ``run`` while the run is live, ``own`` once it has ended.
 4. The call runs through **the same use cases as the messages API**
    (:class:`~app.usecases.messages.ListMessages`, :class:`~app.usecases.messages.PostMessage`)
    with the agent account as the actor, the same actions (``x-action`` of
    ``listChannelMessages`` / ``postChannelMessage``) and the same rate-limit class, so
    authorization, denial auditing, idempotency and ordering are a person's. An absent
-   ``channel_id`` means the agent's home channel.
+   ``channel_id`` means the agent's home channel. With a bound run the same
+   ``acting_for`` goes into that decision, which then decides for the agent and the
+   requester on the resolved channel (the home channel included); Python compares no
+   level and reads no run state.
 5. Whatever that call decides (404, 403 with reason, 409, 422, 429) comes back in-band
    with 200 as ``{"call_id", "error": {"code", "message", "reason"?}}``; source
    errors (OPA, PostgreSQL, internal) end the request as for any other (503/500).
 
-The relay logs the session id, the call kind and the outcome code, never content.
+Every 200 answer ends with ``"acting_for": {"mode": "own"}`` or ``{"mode": "run",
+"run_id"}``, the mode of step 3. Nothing in the relay body can name or change the run:
+only the runner's bind and unbind calls do (:mod:`app.usecases.runners`).
+
+The relay logs the session id, the call kind, the mode and the outcome code, never
+content.
 """
 
 from __future__ import annotations
@@ -32,10 +43,13 @@ from typing import Any
 
 from app.domain.comms import ListCall, PostCall, call_error, parse_call
 from app.errors import ApiError, InternalError, NotFound
+from app.opa_client import OpaMalformed
+from app.policy.inputs import ActingForInput
+from app.policy.results import OWN, ActingFor
 from app.usecases.authorization import Authorizer
 from app.usecases.messages import ListMessages, PostMessage
 from app.usecases.ports import UnitFactory
-from app.usecases.runners import binding_resource, runner_facts
+from app.usecases.runners import acting_for_input, binding_resource, runner_facts
 from repositories.principals import Account, RunnerIdentity
 from repositories.runners import Binding
 
@@ -91,39 +105,56 @@ class RelayCommsCall:
     ) -> dict[str, Any]:
         """Resolve the session's agent account and run the call as that account.
 
-        Returns ``{"call_id", "post_message": {...}}``, ``{"call_id", "list_messages":
-        {...}}`` or ``{"call_id", "error": {...}}``.
+        Returns ``{"call_id", "post_message": {...}, "acting_for"}``, ``{"call_id",
+        "list_messages": {...}, "acting_for"}`` or ``{"call_id", "error": {...},
+        "acting_for"}``.
 
         Raises:
             NotFound: unknown, stopped, stale or another runner's session, or an agent
                 that is not active (decided in Rego).
             Forbidden: the caller is not an enrolled runner.
             InternalError: the binding resolves to no account.
-            OpaUnavailable: the policy engine cannot answer.
+            OpaUnavailable: the policy engine cannot answer, or allows a session with a
+                bound run without naming the mode (malformed).
         """
         kind = "post_message" if "post_message" in call else "list_messages"
         with self._reader() as uow:
             binding = uow.runners.by_session(runner.id, session_id)
             account = _account(binding, session_id)
             facts = runner_facts(uow, runner, [] if binding is None else [binding.agent_id])
-        self._authorizer.require(runner, action, binding_resource(binding), facts)
+        acting_for = None if binding is None else acting_for_input(binding.run)
+        decision = self._authorizer.require(
+            runner, action, binding_resource(binding), facts, acting_for=acting_for
+        )
         if binding is None or account is None:  # allowed only for a resolvable binding
             raise InternalError()
+        mode = _mode(decision.acting_for, acting_for)
         call_id = str(call["call_id"])
         try:
-            result = self._run(account, parse_call(call))
+            result = self._run(account, parse_call(call), acting_for)
         except ApiError as error:
             if error.status >= 500:
                 raise
-            log.info(
-                "comms relay",
-                extra={"session_id": session_id, "call": kind, "outcome": error.code},
-            )
-            return {"call_id": call_id, "error": call_error(error)}
-        log.info("comms relay", extra={"session_id": session_id, "call": kind, "outcome": "ok"})
-        return {"call_id": call_id, kind: result}
+            self._log(session_id, kind, mode, error.code)
+            return {"call_id": call_id, "error": call_error(error), "acting_for": mode.view()}
+        self._log(session_id, kind, mode, "ok")
+        return {"call_id": call_id, kind: result, "acting_for": mode.view()}
 
-    def _run(self, account: Account, call: PostCall | ListCall) -> dict[str, Any]:
+    @staticmethod
+    def _log(session_id: str, kind: str, mode: ActingFor, outcome: str) -> None:
+        fields: dict[str, Any] = {
+            "session_id": session_id,
+            "call": kind,
+            "acting_for": mode.mode.value,
+            "outcome": outcome,
+        }
+        if mode.run_id is not None:
+            fields["run_id"] = mode.run_id
+        log.info("comms relay", extra=fields)
+
+    def _run(
+        self, account: Account, call: PostCall | ListCall, acting_for: ActingForInput | None
+    ) -> dict[str, Any]:
         agent = account.actor
         channel_id = call.channel_id if call.channel_id is not None else account.home_channel_id
         if channel_id is None:
@@ -137,7 +168,9 @@ class RelayCommsCall:
             }
             if call.parent_message_id is not None:
                 body["parent_message_id"] = call.parent_message_id
-            posted = self._post(agent, self._posting.action, channel_id, body)
+            posted = self._post(
+                agent, self._posting.action, channel_id, body, acting_for=acting_for
+            )
             return {"message": posted.message, "replayed": not posted.created}
         self._throttle(self._listing.rate_class, agent.id)
         return self._list(
@@ -147,7 +180,21 @@ class RelayCommsCall:
             limit=call.limit,
             before_message_id=call.before_message_id,
             parent_message_id=None,
+            acting_for=acting_for,
         )
+
+
+def _mode(decided: ActingFor | None, sent: ActingForInput | None) -> ActingFor:
+    """The mode the relay decision named; ``own`` when no run is bound to the session.
+
+    A session with a bound run is always answered with the policy's mode: an allow
+    that names none is a malformed answer, never a silent ``own``.
+    """
+    if sent is None:
+        return OWN
+    if decided is None:
+        raise OpaMalformed("the relay decision names no mode for a session with a bound run")
+    return decided
 
 
 def _account(binding: Binding | None, session_id: str) -> Account | None:

@@ -2,6 +2,9 @@
 
 Both are decided in Rego from the effective level (``message.list``,
 ``message.post``); the use case gathers the facts, asks once, then reads or writes.
+The runner relay calls the same objects with the agent account as actor and, when the
+session has a bound run, its ``acting_for`` (issue 21): the fact bundle then covers the
+run's requester as well, and the same one decision is taken for both principals.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 from app.domain.representation import message_view
 from app.errors import Conflict, InternalError, NotFound, ValidationFailed
 from app.policy import resources
+from app.policy.inputs import ActingForInput
 from app.usecases.authorization import Authorizer
 from app.usecases.ports import UnitFactory
 from repositories.messages import MessageRepository, ThreadRow
@@ -36,10 +40,18 @@ class PostResult:
 
 
 def _authorize_channel(
-    authorizer: Authorizer, uow: UnitOfWork, actor: Actor, action: str, channel_id: str
+    authorizer: Authorizer,
+    uow: UnitOfWork,
+    actor: Actor,
+    action: str,
+    channel_id: str,
+    acting_for: ActingForInput | None,
 ) -> None:
-    facts = uow.facts.bundle([actor.id], [channel_id])
-    authorizer.require(actor, action, resources.channel(channel_id), facts)
+    principals = [actor.id]
+    if acting_for is not None and "requester" in acting_for:
+        principals.append(acting_for["requester"])
+    facts = uow.facts.bundle(principals, [channel_id])
+    authorizer.require(actor, action, resources.channel(channel_id), facts, acting_for=acting_for)
 
 
 def _main_thread(messages: MessageRepository, channel_id: str) -> ThreadRow:
@@ -101,17 +113,20 @@ class ListMessages:
         limit: int,
         before_message_id: str | None,
         parent_message_id: str | None,
+        acting_for: ActingForInput | None = None,
     ) -> dict[str, Any]:
         """A page of a channel's main thread, or of the thread under ``parent_message_id``.
 
         Oldest first: the newest ``limit`` messages before ``before_message_id``.
+        ``acting_for``: the bound run of a relayed call (decided for its requester too).
 
         Raises:
             NotFound: the channel or thread is unknown or invisible to the actor, or
                 ``before_message_id`` does not lie in the listed thread.
+            Forbidden: the policy's reason (``run_required``, ``acting_for_exceeded``).
         """
         with self._reader() as uow:
-            _authorize_channel(self._authorizer, uow, actor, action, channel_id)
+            _authorize_channel(self._authorizer, uow, actor, action, channel_id, acting_for)
             messages = uow.messages
             thread = _listed_thread(messages, channel_id, parent_message_id)
             if thread is None:
@@ -140,24 +155,32 @@ class PostMessage:
         self._authorizer = authorizer
 
     def __call__(
-        self, actor: Actor, action: str, channel_id: str, body: dict[str, Any]
+        self,
+        actor: Actor,
+        action: str,
+        channel_id: str,
+        body: dict[str, Any],
+        *,
+        acting_for: ActingForInput | None = None,
     ) -> PostResult:
         """Post to the channel's main thread or into the thread under ``parent_message_id``.
 
         Idempotent on (author, ``client_request_id``): a repeat returns the message that
-        was stored first, read back from the database.
+        was stored first, read back from the database. ``acting_for``: the bound run
+        of a relayed call (decided for its requester too).
 
         Raises:
             NotFound: channel invisible, the parent message is neither a main-thread
                 message of this channel nor the parent of a thread now in it, or
                 ``reply_to_message_id`` names no message of this channel.
-            Forbidden: visible but the actor lacks write (reason from the policy).
+            Forbidden: visible but the actor lacks write, or the requester of a bound
+                run does (reason from the policy).
             Conflict: ``client_request_id`` was used for another channel or thread.
             ValidationFailed: ``reply_to_message_id`` is not in the target thread.
         """
         client_request_id = body.get("client_request_id")
         with self._writer() as uow:
-            _authorize_channel(self._authorizer, uow, actor, action, channel_id)
+            _authorize_channel(self._authorizer, uow, actor, action, channel_id, acting_for)
             messages = uow.messages
             if client_request_id is not None:
                 existing = messages.by_request_id(actor.id, client_request_id)

@@ -1,10 +1,16 @@
-"""Runner use cases: enrol, report a session, reload it, stop it.
+"""Runner use cases: enrol, report a session, reload it, stop it, bind a run to it.
 
 A runner authenticates with its runner token (:func:`app.auth.current_runner`)
 and every action is decided in Rego (package ``authz.runners``) from the runner's
 facts (``facts.runners``) and the binding it names: only the runner's own binding of
 its current enrolment counts, so an unknown, stopped, stale or foreign session id all
 get the same 404. Denials are audited like any other (:class:`Authorizer`).
+
+Binding a run (``runner.session.run.bind``, issue 21) names who the agent works for:
+the run's requester, the author of its triggering message. Only the runner decides
+that, never the agent (nothing in a relayed call names a run); the policy accepts only
+a live run of the session's own agent, and answers every other run, unknown ones
+included, with the session's 404.
 """
 
 from __future__ import annotations
@@ -14,20 +20,24 @@ from typing import Any
 
 from app.errors import Conflict, InternalError
 from app.policy import resources
-from app.policy.inputs import BindingResource, FactBundle
+from app.policy.inputs import ActingForInput, BindingResource, BoundRunFacts, FactBundle
 from app.usecases.authorization import Authorizer
 from app.usecases.ports import UnitFactory
 from repositories.principals import RunnerIdentity
-from repositories.runners import Binding
+from repositories.runners import Binding, BoundRun
 from repositories.unit_of_work import UnitOfWork
 
 __all__ = [
+    "BindRun",
     "EnrollRunner",
     "ReloadSession",
     "ReportSession",
     "SessionReport",
     "StopSession",
+    "UnbindRun",
+    "acting_for_input",
     "binding_resource",
+    "bound_run_facts",
     "require_binding",
     "runner_facts",
     "session_view",
@@ -43,8 +53,30 @@ def runner_facts(uow: UnitOfWork, runner: RunnerIdentity, principal_ids: list[st
     return facts
 
 
-def binding_resource(binding: Binding | None) -> BindingResource:
-    """The decision resource of a binding; a missing one is decided (404) like a foreign one."""
+def bound_run_facts(run: BoundRun) -> BoundRunFacts:
+    """A run's id, agent and state as the policies see it."""
+    return {"id": run.id, "agent_id": run.agent_id, "state": run.state}
+
+
+def acting_for_input(run: BoundRun | None) -> ActingForInput | None:
+    """``input.acting_for`` of a relayed call: the bound run and its requester.
+
+    ``None`` when no run is bound. The run's state is sent as it is: whether it still
+    binds the call is the policy's question (an ended run unbinds itself).
+    """
+    if run is None:
+        return None
+    acting_for: ActingForInput = {"run": bound_run_facts(run)}
+    if run.requester_id is not None:
+        acting_for["requester"] = run.requester_id
+    return acting_for
+
+
+def binding_resource(binding: Binding | None, run: BoundRun | None = None) -> BindingResource:
+    """The decision resource of a binding; a missing one is decided (404) like a foreign one.
+
+    ``run`` is the run a bind asks for (``runner.session.run.bind``), when it exists.
+    """
     if binding is None:
         return resources.no_binding()
     return resources.binding(
@@ -52,6 +84,7 @@ def binding_resource(binding: Binding | None) -> BindingResource:
         enrollment_epoch=binding.enrollment_epoch,
         state=binding.state,
         agent_id=binding.agent_id,
+        run=None if run is None else bound_run_facts(run),
     )
 
 
@@ -61,8 +94,11 @@ def require_binding(
     runner: RunnerIdentity,
     action: str,
     binding: Binding | None,
+    run: BoundRun | None = None,
 ) -> Binding:
     """Decide ``action`` on the runner's ``binding`` (``None``: it holds none) and return it.
+
+    ``run`` is the run a bind names (``None``: unknown, or not a bind).
 
     Raises:
         NotFound: unknown, stopped, stale or another runner's binding (the policy).
@@ -72,19 +108,27 @@ def require_binding(
     """
     agents = [] if binding is None else [binding.agent_id]
     facts = runner_facts(uow, runner, agents)
-    authorizer.require(runner, action, binding_resource(binding), facts)
+    authorizer.require(runner, action, binding_resource(binding, run), facts)
     if binding is None:  # the policy allows only an existing binding
         raise InternalError()
     return binding
 
 
 def session_view(binding: Binding) -> dict[str, Any]:
-    """``RunnerSession``: what the runner may know of its binding (no account identity)."""
-    return {
+    """``RunnerSession``: what the runner may know of its binding (no account identity).
+
+    ``run_id`` is the run the runner bound to the session, when one is bound (an ended
+    run stays recorded until the runner unbinds or binds another; it no longer binds
+    the calls).
+    """
+    view: dict[str, Any] = {
         "container_name": binding.container_name,
         "session_id": binding.session_id,
         "state": binding.state,
     }
+    if binding.run is not None:
+        view["run_id"] = binding.run.id
+    return view
 
 
 class EnrollRunner:
@@ -164,7 +208,8 @@ class ReportSession:
                     raise Conflict("The session id is bound to another container of the runner.")
                 uow.commit()
                 # Locked since by_container; the bind writes only session_id and state.
-                binding = replace(binding, session_id=session_id, state="bound")
+                # A new session id is a new session: the bind cleared any bound run.
+                binding = replace(binding, session_id=session_id, state="bound", run=None)
         return SessionReport(session_view(binding), created)
 
 
@@ -225,3 +270,74 @@ class StopSession:
             )
             uow.runners.delete(binding.id)
             uow.commit()
+
+
+class BindRun:
+    """``runner.session.run.bind``: the session's calls are made for a run's requester.
+
+    Args:
+        writer: opens a unit of work.
+        authorizer: decides ``runner.session.run.bind`` and audits denials.
+    """
+
+    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
+        self._writer = writer
+        self._authorizer = authorizer
+
+    def __call__(
+        self, runner: RunnerIdentity, action: str, session_id: str, run_id: str
+    ) -> dict[str, Any]:
+        """Bind ``run_id`` to the runner's session ``session_id`` (replacing any run).
+
+        Raises:
+            NotFound: unknown, stopped, stale or another runner's session; a run that
+                is unknown, not live, or not of the session's agent; an agent that is
+                not active (all decided in Rego, one body).
+            Forbidden: the caller is not an enrolled runner.
+        """
+        with self._writer() as uow:
+            run = uow.runners.run(run_id)
+            binding = require_binding(
+                uow,
+                self._authorizer,
+                runner,
+                action,
+                uow.runners.by_session(runner.id, session_id, lock=True),
+                run,
+            )
+            if run is None:  # the policy allows only an existing run
+                raise InternalError()
+            uow.runners.set_run(binding.id, run.id)
+            uow.commit()
+        return session_view(replace(binding, run=run))
+
+
+class UnbindRun:
+    """``runner.session.run.unbind``: the session's calls are the agent's own again.
+
+    Args:
+        writer: opens a unit of work.
+        authorizer: decides ``runner.session.run.unbind`` and audits denials.
+    """
+
+    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
+        self._writer = writer
+        self._authorizer = authorizer
+
+    def __call__(self, runner: RunnerIdentity, action: str, session_id: str) -> None:
+        """Unbind the run of the runner's session (nothing bound: nothing changes).
+
+        Raises:
+            NotFound: unknown, stopped, stale or another runner's session.
+        """
+        with self._writer() as uow:
+            binding = require_binding(
+                uow,
+                self._authorizer,
+                runner,
+                action,
+                uow.runners.by_session(runner.id, session_id, lock=True),
+            )
+            if binding.run is not None:
+                uow.runners.set_run(binding.id, None)
+                uow.commit()

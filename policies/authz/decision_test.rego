@@ -51,6 +51,7 @@ test_actions_are_every_known_action if {
 		"session_context.resolve",
 		"runner.enroll", "runner.session.bind", "runner.session.reload",
 		"runner.session.stop", "runner.comms.relay",
+		"runner.session.run.bind", "runner.session.run.unbind",
 		"agent.workspace.provision",
 		"admin.provider_policies.set", "admin.task_policies.set",
 		"provider.attempt", "run.content.write", "run.privacy.read",
@@ -74,6 +75,22 @@ test_every_known_action_gets_one_well_formed_decision if {
 			object.keys(decision) == {"allow", "reason", "status"}
 			decision.reason in results.reasons
 			decision == _expected_shape(decision.reason)
+		}
+	}
+}
+
+_acting_for := {"run": {"id": "run-1", "agent_id": "helper", "state": "running"}, "requester": "robin"}
+
+# A request with input.acting_for (a relayed call of a session with a bound run) is
+# decided as well; only the decision may carry the mode besides the three fields.
+test_every_known_action_decides_a_request_acting_for_a_run if {
+	every action in authz.actions {
+		every request in _requests {
+			acting := object.union(request, {"action": action, "acting_for": _acting_for})
+			decision := authz.decision with input as acting
+			object.keys(decision) - {"acting_for"} == {"allow", "reason", "status"}
+			decision.reason in results.reasons
+			object.remove(decision, ["acting_for"]) == _expected_shape(decision.reason)
 		}
 	}
 }

@@ -248,6 +248,20 @@ EXPECTED_OPERATIONS: dict[str, tuple[str, str, str, str, str]] = {
         "runner.session.stop",
         "runner",
     ),
+    "runnerSessionBindRun": (
+        "put",
+        "/api/v1/runner/sessions/{session_id}/run",
+        "app.handlers.runner",
+        "runner.session.run.bind",
+        "runner",
+    ),
+    "runnerSessionUnbindRun": (
+        "delete",
+        "/api/v1/runner/sessions/{session_id}/run",
+        "app.handlers.runner",
+        "runner.session.run.unbind",
+        "runner",
+    ),
     "relayCommsCall": (
         "post",
         "/api/v1/runner/comms:relay",
@@ -314,7 +328,8 @@ BODY_ERRORS = {"400", "413", "415"}
 EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "healthLive": {"500"},
     "healthReady": {"503", "500"},
-    "listChannelMessages": API_ERRORS,
+    # 403 run_required: an agent that may only act for someone lists with its own token.
+    "listChannelMessages": API_ERRORS | {"403"},
     "postChannelMessage": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "getRunContext": {"401", "403", "404", "422", "429", "503", "500"},
     "queryTriggerHolders": API_ERRORS | BODY_ERRORS | {"403"},
@@ -337,6 +352,8 @@ EXPECTED_ERROR_STATUSES: dict[str, set[str]] = {
     "runnerSessionStarted": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "runnerSessionReload": API_ERRORS | {"403"},
     "runnerSessionStop": API_ERRORS | {"403"},
+    "runnerSessionBindRun": API_ERRORS | BODY_ERRORS | {"403"},
+    "runnerSessionUnbindRun": API_ERRORS | {"403"},
     "relayCommsCall": API_ERRORS | BODY_ERRORS | {"403"},
     "recordProviderAttempt": API_ERRORS | BODY_ERRORS | {"403", "409"},
     "appendRunStep": API_ERRORS | BODY_ERRORS,

@@ -27,6 +27,7 @@ DEMO_TOKENS = {
     "tok-writer": "session",
     "tok-lotse": "agent",
     "tok-texter": "agent",
+    "tok-scribe": "agent",
     "tok-importer": "app",
     "tok-runner-1": "runner",
 }
@@ -75,15 +76,16 @@ def test_demo_world_loads_and_maps_every_handle_and_key(
     mapping = load_world_file(database_url, str(DEMO_WORLD))
 
     assert set(mapping) == {
-        "robin", "alex", "sam", "writer", "lotse", "texter", "importer", "runner-1",
-        "support", "marketing",
-        "support/general", "support/other", "marketing/campaigns",
+        "robin", "alex", "sam", "writer", "lotse", "texter", "scribe", "importer",
+        "runner-1", "support", "marketing", "finance",
+        "support/general", "support/other", "marketing/campaigns", "finance/ledger",
         "support/general#main", "support/other#main", "marketing/campaigns#main",
-        "m1", "m2", "m3", "m4", "m5", "m6",
+        "finance/ledger#main",
+        "m1", "m2", "m3", "m4", "m5", "m6", "m7", "l1",
         "g-alex-support", "g-sam-general", "g-writer-general", "g-texter-general",
         "g-texter-marketing",
-        "t1", "s1", "r1",
-        "w-lotse",
+        "t1", "t2", "s1", "r1", "r2",
+        "w-lotse", "w-scribe",
     }  # fmt: skip
     principals: dict[str, str] = {
         row.handle: row.id for row in conn.execute(text("SELECT handle, id::text FROM principals"))
@@ -115,6 +117,13 @@ def test_demo_world_loads_and_maps_every_handle_and_key(
         {"id": mapping["lotse"]},
     ).one()
     assert tuple(agent) == (mapping["robin"], mapping["support/general"])
+    acting_for: dict[str, str] = {
+        row.handle: row.acting_for
+        for row in conn.execute(
+            text("SELECT handle, acting_for FROM principals WHERE kind = 'agent'")
+        )
+    }
+    assert acting_for == {"lotse": "optional", "texter": "optional", "scribe": "required"}
     parent = conn.execute(
         text("SELECT parent_message_id::text FROM threads WHERE id = :id"), {"id": mapping["t1"]}
     ).scalar_one()
@@ -132,7 +141,7 @@ def test_thread_seq_and_created_at_increase_within_each_thread(
     by_thread: dict[uuid.UUID, list[Any]] = {}
     for thread_id, seq, created_at in rows:
         by_thread.setdefault(thread_id, []).append((seq, created_at))
-    assert len(by_thread) == 2
+    assert len(by_thread) == 4
     for entries in by_thread.values():
         assert [seq for seq, _ in entries] == list(range(1, len(entries) + 1))
         stamps = [created_at for _, created_at in entries]

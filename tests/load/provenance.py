@@ -154,12 +154,12 @@ def _calls(client: OpaClient, decision_input: Any) -> dict[str, Callable[[], Non
 
     def provenance() -> None:
         answer = client.evaluate(DECISION, decision_input)
-        parse_decision(answer.result, parse_revision(answer.provenance))
+        parse_decision(answer.result, revision=parse_revision(answer.provenance))
 
     def metadata() -> None:
         result = client.query(WITH_METADATA, decision_input)
         revision = result.pop("policy_revision")
-        parse_decision(result, revision)
+        parse_decision(result, revision=revision)
 
     return {"plain": plain, "plain-2": plain, "provenance": provenance, "metadata": metadata}
 

@@ -219,6 +219,19 @@ def test_top_level_must_be_a_mapping() -> None:
             id="owner-not-a-person",
         ),
         pytest.param(
+            lambda w: w["agents"][0].update(acting_for="sometimes"),
+            "agents[0].acting_for",
+            "must be one of: optional, required",
+            id="acting-for-value",
+        ),
+        pytest.param(
+            lambda w: w["people"][1].update(acting_for="required"),
+            "people[1].acting_for",
+            "unknown key (allowed: display_name, email, handle, id, owner, permissions, "
+            "status, token)",
+            id="acting-for-is-for-agents",
+        ),
+        pytest.param(
             lambda w: w["agents"][0].update(home_channel="support/nope"),
             "agents[0].home_channel",
             'unknown channel "support/nope"',

@@ -1,7 +1,10 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .acting_for import ActingFor
+from .acting_for_mode import ActingForMode
 from .append_run_step_request import AppendRunStepRequest
 from .attempt_kind import AttemptKind
+from .bind_run_request import BindRunRequest
 from .binding_state import BindingState
 from .call_error import CallError
 from .ceiling import Ceiling
@@ -52,9 +55,12 @@ from .trust import Trust
 from .workspace import Workspace
 
 __all__ = (
+    "ActingFor",
+    "ActingForMode",
     "AppendRunStepRequest",
     "AttemptKind",
     "BindingState",
+    "BindRunRequest",
     "CallError",
     "Ceiling",
     "CeilingLevel",

@@ -19,7 +19,8 @@ class CallError:
         Attributes:
             code (ProblemCode): Closed list of machine-readable error codes.
             message (str): Fixed text, one line, at most 200 characters.
-            reason (str | Unset): Policy reason code, with `forbidden` only.
+            reason (str | Unset): Policy reason code, with `forbidden` only (for example no_grant, archived,
+                acting_for_exceeded, run_required).
     """
 
     code: ProblemCode

@@ -27,7 +27,7 @@ class Problem:
             code (ProblemCode): Closed list of machine-readable error codes.
             correlation_id (str): Equal to the `X-Correlation-Id` header of this response.
             reason (str | Unset): Policy reason code, on 403 (for example not_self, subject_kind_not_allowed, no_grant,
-                archived, not_owner).
+                archived, not_owner, run_required); one of `x-policy-reasons`.
             detail (str | Unset): Fixed explanation chosen by the server; no request content.
             instance (str | Unset): Identifier of this occurrence of the problem.
             errors (list[FieldError] | Unset): On 422, the individual violations.

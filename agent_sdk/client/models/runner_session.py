@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, TypeVar
+from uuid import UUID
 
 from attrs import define as _attrs_define
 
@@ -21,11 +22,14 @@ class RunnerSession:
             to the agent account).
         session_id (str | Unset): A session id minted by the runner; unique per runner. Only letters, digits and `._:-`,
             so it can be logged.
+        run_id (UUID | Unset): The run the runner bound to the session, when one is bound. A run that has ended stays
+            named here until it is unbound or replaced, but no longer binds the relayed calls.
     """
 
     container_name: str
     state: BindingState
     session_id: str | Unset = UNSET
+    run_id: UUID | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         container_name = self.container_name
@@ -33,6 +37,10 @@ class RunnerSession:
         state = self.state.value
 
         session_id = self.session_id
+
+        run_id: str | Unset = UNSET
+        if not isinstance(self.run_id, Unset):
+            run_id = str(self.run_id)
 
         field_dict: dict[str, Any] = {}
 
@@ -44,6 +52,8 @@ class RunnerSession:
         )
         if session_id is not UNSET:
             field_dict["session_id"] = session_id
+        if run_id is not UNSET:
+            field_dict["run_id"] = run_id
 
         return field_dict
 
@@ -56,10 +66,18 @@ class RunnerSession:
 
         session_id = d.pop("session_id", UNSET)
 
+        _run_id = d.pop("run_id", UNSET)
+        run_id: UUID | Unset
+        if isinstance(_run_id, Unset):
+            run_id = UNSET
+        else:
+            run_id = UUID(_run_id)
+
         runner_session = cls(
             container_name=container_name,
             state=state,
             session_id=session_id,
+            run_id=run_id,
         )
 
         return runner_session

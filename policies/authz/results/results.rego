@@ -22,6 +22,8 @@ reasons := {
 	"not_agent_owner",
 	"agent_inactive",
 	"unknown_provider",
+	"acting_for_exceeded",
+	"run_required",
 }
 
 # METADATA
@@ -87,5 +89,19 @@ not_agent_owner := _deny("not_agent_owner", 403)
 # title: Agent inactive
 # description: The agent of the request is not active.
 agent_inactive := _deny("agent_inactive", 403)
+
+# METADATA
+# title: Acting for exceeded
+# description: |
+#   The agent may do this itself, but the person whose message started the bound
+#   run may not do it on the same channel now (the intersection denies).
+acting_for_exceeded := _deny("acting_for_exceeded", 403)
+
+# METADATA
+# title: Run required
+# description: |
+#   The agent acts only for someone (acting_for required) and no live run is bound:
+#   it may not post or list on its own.
+run_required := _deny("run_required", 403)
 
 _deny(reason, status) := {"allow": false, "reason": reason, "status": status}

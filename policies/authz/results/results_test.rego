@@ -17,6 +17,8 @@ test_reasons_are_the_closed_list if {
 		"not_agent_owner",
 		"agent_inactive",
 		"unknown_provider",
+		"acting_for_exceeded",
+		"run_required",
 	}
 }
 
@@ -34,4 +36,6 @@ test_decision_objects if {
 	results.not_agent_owner == {"allow": false, "reason": "not_agent_owner", "status": 403}
 	results.agent_inactive == {"allow": false, "reason": "agent_inactive", "status": 403}
 	results.unknown_provider == {"allow": false, "reason": "unknown_provider", "status": 403}
+	results.acting_for_exceeded == {"allow": false, "reason": "acting_for_exceeded", "status": 403}
+	results.run_required == {"allow": false, "reason": "run_required", "status": 403}
 }

@@ -153,3 +153,100 @@ test_stop_allowed_for_a_disabled_agent if {
 	)
 	data.authz.decision == _allowed with input as request
 }
+
+# ------------------------------------------------------- a run bound to a session
+
+_live_run := {"id": "run-1", "agent_id": "lotse", "state": "running"}
+
+_acting_for(run) := {"run": run, "requester": "alex"}
+
+test_relay_with_a_live_bound_run_is_decided_in_mode_run if {
+	request := object.union(_relay({}), {"acting_for": _acting_for(_live_run)})
+	data.authz.decision == object.union(_allowed, {"acting_for": {"mode": "run", "run_id": "run-1"}}) with input as request
+}
+
+test_relay_with_an_ended_bound_run_is_decided_in_mode_own if {
+	every state in {"succeeded", "failed", "cancelled"} {
+		ended := object.union(_live_run, {"state": state})
+		request := object.union(_relay({}), {"acting_for": _acting_for(ended)})
+		data.authz.decision == object.union(_allowed, {"acting_for": {"mode": "own"}}) with input as request
+	}
+}
+
+test_relay_without_a_bound_run_answers_as_before if {
+	data.authz.decision == _allowed with input as _relay({})
+}
+
+test_relay_denials_carry_no_mode if {
+	request := object.union(_relay({"state": "provisioned"}), {"acting_for": _acting_for(_live_run)})
+	data.authz.decision == _not_found with input as request
+}
+
+_bind(actor, binding_overrides, run) := object.union(
+	_request("runner.session.run.bind", actor, binding_overrides),
+	{"resource": {"run": run}},
+)
+
+test_bind_a_live_run_of_the_sessions_own_agent if {
+	every state in {"queued", "running", "waiting_input"} {
+		run := object.union(_live_run, {"state": state})
+		data.authz.decision == _allowed with input as _bind("runner-a", {}, run)
+	}
+}
+
+test_bind_an_ended_run_is_not_found if {
+	every state in {"succeeded", "failed", "cancelled"} {
+		run := object.union(_live_run, {"state": state})
+		data.authz.decision == _not_found with input as _bind("runner-a", {}, run)
+	}
+}
+
+test_bind_another_agents_run_is_not_found if {
+	run := object.union(_live_run, {"agent_id": "texter"})
+	data.authz.decision == _not_found with input as _bind("runner-a", {}, run)
+}
+
+test_bind_an_unknown_run_is_not_found if {
+	data.authz.decision == _not_found with input as _request("runner.session.run.bind", "runner-a", {})
+}
+
+test_bind_through_another_runners_session_is_not_found if {
+	data.authz.decision == _not_found with input as _bind("runner-b", {}, _live_run)
+}
+
+test_bind_through_an_unknown_stale_or_unbound_session_is_not_found if {
+	bound := _bind("runner-a", {}, _live_run)
+	unknown := object.union(object.remove(bound, ["resource"]), {"resource": {"kind": "binding"}})
+	data.authz.decision == _not_found with input as unknown
+	data.authz.decision == _not_found with input as _bind("runner-a", {"enrollment_epoch": 2}, _live_run)
+	data.authz.decision == _not_found with input as _bind("runner-a", {"state": "provisioned"}, _live_run)
+}
+
+test_bind_for_a_disabled_agent_is_not_found if {
+	request := object.union(_bind("runner-a", {}, _live_run), {"facts": {"principals": {"lotse": _agent("disabled")}}})
+	data.authz.decision == _not_found with input as request
+}
+
+test_bind_by_a_runner_that_never_enrolled if {
+	request := _bind("runner-new", {"runner_id": "runner-new", "enrollment_epoch": 0}, _live_run)
+	data.authz.decision == _not_enrolled with input as request
+}
+
+test_bind_by_a_principal if {
+	data.authz.decision == _wrong_kind with input as _bind("alex", {}, _live_run)
+}
+
+test_unbind_needs_the_runners_own_bound_session if {
+	action := "runner.session.run.unbind"
+	data.authz.decision == _allowed with input as _request(action, "runner-a", {})
+	data.authz.decision == _not_found with input as _request(action, "runner-b", {})
+	data.authz.decision == _not_found with input as _request(action, "runner-a", {"state": "provisioned"})
+}
+
+test_unbind_works_for_a_disabled_agent if {
+	request := object.union(
+		_request("runner.session.run.unbind", "runner-a", {}),
+		{"facts": {"principals": {"lotse": _agent("disabled")}}},
+	)
+	data.authz.decision == _allowed with input as request
+}

@@ -52,3 +52,5 @@ def test_the_readme_adapter_example_runs_against_the_demo_world(
     assert '"name": "comms_list_messages"' in printed
     assert namespace["context"].has_request
     assert printed.count("Channel messages, oldest first.") == 2
+    # The run was bound first: the ledger, out of Alex's reach, is refused for her run.
+    assert "comms_list_messages failed: forbidden (acting_for_exceeded)" in printed

@@ -189,4 +189,6 @@ def test_audit_rows_hold_no_handle_display_name_email_or_content(
         "count",
         "first_at",
         "last_at",
+        "acting_for",
+        "acting_for_run_id",
     }

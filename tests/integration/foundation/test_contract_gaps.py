@@ -207,13 +207,14 @@ def test_a_message_run_without_a_triggering_message_answers_422(
 ) -> None:
     # adminCreateRun: "a message run needs triggering_message_id (422 otherwise)".
     service = make_service()
+    runs = sql("SELECT count(*) FROM runs")[0][0]
 
     response = service.client("tok-robin").post(
         "/api/v1/admin/runs", json={"thread_id": ids["t1"], "agent_id": ids["lotse"]}
     )
 
     assert response.status_code == 422
-    assert sql("SELECT count(*) FROM runs")[0][0] == 1
+    assert sql("SELECT count(*) FROM runs")[0][0] == runs
 
 
 def test_a_second_follow_up_of_a_run_for_the_same_message_answers_409(

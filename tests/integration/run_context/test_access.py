@@ -255,6 +255,8 @@ def test_the_audit_log_has_no_column_for_content_or_names(
         "first_at",
         "last_at",
         "policy_revision",
+        "acting_for",
+        "acting_for_run_id",
     ]
     for forbidden in ("content", "handle", "display", "email", "name", "detail", "body"):
         assert not any(forbidden in column for column in columns), forbidden

@@ -7,6 +7,9 @@ from typing import Any
 
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
 
+# Every relayed answer says which mode decided it; these fakes answer in mode own.
+OWN = {"mode": "own"}
+
 
 class FakeTransport:
     """Records every call; answers with ``answer(call)``."""
@@ -30,6 +33,7 @@ def posted(
         return {
             "call_id": call["call_id"],
             "post_message": {"message": {"id": message_id}, "replayed": replayed},
+            "acting_for": OWN,
         }
 
     return answer
@@ -39,7 +43,11 @@ def failed(code: str, message: str = "Not found", **extra: str) -> Answer:
     """Answer every call with an in-band error."""
 
     def answer(call: dict[str, Any]) -> dict[str, Any]:
-        return {"call_id": call["call_id"], "error": {"code": code, "message": message, **extra}}
+        return {
+            "call_id": call["call_id"],
+            "error": {"code": code, "message": message, **extra},
+            "acting_for": OWN,
+        }
 
     return answer
 
@@ -48,7 +56,11 @@ def page(items: list[dict[str, Any]], has_more: bool = False) -> Answer:
     """Answer every listing with this page."""
 
     def answer(call: dict[str, Any]) -> dict[str, Any]:
-        return {"call_id": call["call_id"], "list_messages": {"items": items, "has_more": has_more}}
+        return {
+            "call_id": call["call_id"],
+            "list_messages": {"items": items, "has_more": has_more},
+            "acting_for": OWN,
+        }
 
     return answer
 

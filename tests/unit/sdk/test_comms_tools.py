@@ -233,3 +233,22 @@ def test_the_json_schemas_state_every_bound_in_keywords_and_descriptions() -> No
     assert "oldest first" in listing["description"]
     assert "empty channel_id is rejected" in post["description"]
     assert post["parameters"]["additionalProperties"] is False
+
+
+@pytest.mark.parametrize(
+    ("reason", "hint"),
+    [
+        ("acting_for_exceeded", "the person you are working for may not do this"),
+        ("run_required", "you may only act for the person whose request started your run"),
+    ],
+)
+def test_an_acting_for_refusal_tells_the_model_why(reason: str, hint: str) -> None:
+    transport = FakeTransport(failed("forbidden", "Forbidden", reason=reason))
+
+    with pytest.raises(CommsToolError) as raised:
+        _tools(transport)["comms_list_messages"].execute("t1", {"channel_id": CHANNEL})
+
+    message = str(raised.value)
+    assert message.startswith(f"comms_list_messages failed: forbidden ({reason}): Forbidden; ")
+    assert hint in message
+    assert len(message) <= 200

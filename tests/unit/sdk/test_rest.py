@@ -57,7 +57,11 @@ def _principal(script: Script) -> PrincipalClient:
 
 
 def test_a_relay_sends_the_envelope_with_the_runner_token_and_returns_the_json() -> None:
-    answer = {"call_id": "c1", "error": {"code": "not_found", "message": "Not found"}}
+    answer = {
+        "call_id": "c1",
+        "error": {"code": "not_found", "message": "Not found"},
+        "acting_for": {"mode": "own"},
+    }
     script = Script(httpx.Response(200, json=answer))
 
     result = _runner(script).relay("sess-1", {"call_id": "c1", "list_messages": {"limit": 5}})
@@ -146,7 +150,11 @@ def test_a_relay_is_retried_after_a_timeout() -> None:
     def timeout() -> httpx.Response:
         raise httpx.ReadTimeout("slow")
 
-    answer = {"call_id": "c1", "list_messages": {"items": [], "has_more": False}}
+    answer = {
+        "call_id": "c1",
+        "list_messages": {"items": [], "has_more": False},
+        "acting_for": {"mode": "own"},
+    }
     script = Script(timeout, httpx.Response(200, json=answer))
 
     assert _runner(script).relay("s", {"call_id": "c1", "list_messages": {}}) == answer
@@ -355,3 +363,62 @@ def test_a_rotation_is_never_retried_and_a_moved_version_is_a_conflict() -> None
     with pytest.raises(Conflict):
         _principal(script).rotate_envelope(RUN, etag='"4"', sealed_envelope="a2V5")
     assert len(script.requests) == 1
+
+
+# ------------------------------------------------------------ binding a run (runner)
+
+
+def test_bind_run_puts_the_run_id_with_the_runner_token() -> None:
+    session = {"container_name": "ws-1", "session_id": "sess-1", "state": "bound", "run_id": RUN}
+    script = Script(httpx.Response(200, json=session))
+
+    bound = _runner(script).bind_run("sess-1", RUN)
+
+    assert str(bound.run_id) == RUN
+    request = script.requests[0]
+    assert (request.method, request.url.path) == ("PUT", "/api/v1/runner/sessions/sess-1/run")
+    assert request.headers["authorization"] == "Bearer tok-runner"
+    assert json.loads(request.content) == {"run_id": RUN}
+
+
+def test_bind_run_refuses_a_run_id_that_is_not_a_uuid_before_sending() -> None:
+    script = Script()
+
+    with pytest.raises(SdkError):
+        _runner(script).bind_run("sess-1", "r1")
+
+    assert script.requests == []
+
+
+def test_bind_run_of_an_unknown_or_ended_run_raises_not_found() -> None:
+    script = Script(_problem(404, "not_found"))
+
+    with pytest.raises(NotFound):
+        _runner(script).bind_run("sess-1", RUN)
+
+
+def test_unbind_run_deletes_and_is_retried_like_a_read() -> None:
+    script = Script(_problem(503, "service_unavailable"), httpx.Response(204))
+
+    _runner(script).unbind_run("sess-1")
+
+    assert [(r.method, r.url.path) for r in script.requests] == [
+        ("DELETE", "/api/v1/runner/sessions/sess-1/run"),
+        ("DELETE", "/api/v1/runner/sessions/sess-1/run"),
+    ]
+
+
+def test_the_session_relay_binds_and_unbinds_its_own_session() -> None:
+    from agent_sdk import SessionRelay
+
+    session = {"container_name": "ws-1", "session_id": "sess-9", "state": "bound", "run_id": RUN}
+    script = Script(httpx.Response(200, json=session), httpx.Response(204))
+    relay = SessionRelay(_runner(script), "sess-9")
+
+    relay.bind_run(RUN)
+    relay.unbind_run()
+
+    assert [(r.method, r.url.path) for r in script.requests] == [
+        ("PUT", "/api/v1/runner/sessions/sess-9/run"),
+        ("DELETE", "/api/v1/runner/sessions/sess-9/run"),
+    ]

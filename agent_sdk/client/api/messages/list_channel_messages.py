@@ -60,6 +60,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 404:
         response_404 = Problem.from_dict(response.json())
 
@@ -120,7 +125,9 @@ def sync_detailed(
     `content_md`). Decided in Rego as `message.list` from the caller's effective level on the channel; a
     channel the caller cannot read answers the same 404 as an unknown one. A `parent_message_id` or
     `before_message_id` that does not name a visible message of this channel (of its main thread for
-    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page.
+    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page. An
+    agent with `acting_for: required` lists only for the requester of a run bound to its session
+    (through the runner relay): with its own token it gets 403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):
@@ -168,7 +175,9 @@ def sync(
     `content_md`). Decided in Rego as `message.list` from the caller's effective level on the channel; a
     channel the caller cannot read answers the same 404 as an unknown one. A `parent_message_id` or
     `before_message_id` that does not name a visible message of this channel (of its main thread for
-    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page.
+    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page. An
+    agent with `acting_for: required` lists only for the requester of a run bound to its session
+    (through the runner relay): with its own token it gets 403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):
@@ -211,7 +220,9 @@ async def asyncio_detailed(
     `content_md`). Decided in Rego as `message.list` from the caller's effective level on the channel; a
     channel the caller cannot read answers the same 404 as an unknown one. A `parent_message_id` or
     `before_message_id` that does not name a visible message of this channel (of its main thread for
-    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page.
+    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page. An
+    agent with `acting_for: required` lists only for the requester of a run bound to its session
+    (through the runner relay): with its own token it gets 403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):
@@ -257,7 +268,9 @@ async def asyncio(
     `content_md`). Decided in Rego as `message.list` from the caller's effective level on the channel; a
     channel the caller cannot read answers the same 404 as an unknown one. A `parent_message_id` or
     `before_message_id` that does not name a visible message of this channel (of its main thread for
-    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page.
+    `parent_message_id`) also answers 404; a parent message without a thread yet gives an empty page. An
+    agent with `acting_for: required` lists only for the requester of a run bound to its session
+    (through the runner relay): with its own token it gets 403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):

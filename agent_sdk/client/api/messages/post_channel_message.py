@@ -138,7 +138,9 @@ def sync_detailed(
     `parent_message_id` or `reply_to_message_id` that does not name a message of this channel answers
     404; a reply target in this channel but outside the thread posted into answers 422. Text containing
     NUL or unpaired surrogate characters answers 422. 409 when the author's `client_request_id` already
-    names a message in another channel or thread.
+    names a message in another channel or thread. An agent with `acting_for: required` posts only for
+    the requester of a run bound to its session (through the runner relay): with its own token it gets
+    403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):
@@ -182,7 +184,9 @@ def sync(
     `parent_message_id` or `reply_to_message_id` that does not name a message of this channel answers
     404; a reply target in this channel but outside the thread posted into answers 422. Text containing
     NUL or unpaired surrogate characters answers 422. 409 when the author's `client_request_id` already
-    names a message in another channel or thread.
+    names a message in another channel or thread. An agent with `acting_for: required` posts only for
+    the requester of a run bound to its session (through the runner relay): with its own token it gets
+    403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):
@@ -221,7 +225,9 @@ async def asyncio_detailed(
     `parent_message_id` or `reply_to_message_id` that does not name a message of this channel answers
     404; a reply target in this channel but outside the thread posted into answers 422. Text containing
     NUL or unpaired surrogate characters answers 422. 409 when the author's `client_request_id` already
-    names a message in another channel or thread.
+    names a message in another channel or thread. An agent with `acting_for: required` posts only for
+    the requester of a run bound to its session (through the runner relay): with its own token it gets
+    403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):
@@ -263,7 +269,9 @@ async def asyncio(
     `parent_message_id` or `reply_to_message_id` that does not name a message of this channel answers
     404; a reply target in this channel but outside the thread posted into answers 422. Text containing
     NUL or unpaired surrogate characters answers 422. 409 when the author's `client_request_id` already
-    names a message in another channel or thread.
+    names a message in another channel or thread. An agent with `acting_for: required` posts only for
+    the requester of a run bound to its session (through the runner relay): with its own token it gets
+    403 `run_required` for a channel it can see.
 
     Args:
         channel_id (UUID):

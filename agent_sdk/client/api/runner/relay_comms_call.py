@@ -163,6 +163,20 @@ def sync_detailed(
     messages API, or an empty or blank `channel_id`), `conflict` or
     `rate_limited`. An absent `channel_id` means the agent's home channel.
 
+    Acting for a run (issue 21): when the runner bound a run to the session
+    (`runnerSessionBindRun`) and the run is queued, running or waiting for
+    input, the call is decided for both principals: the agent and the run's
+    requester (the author of its triggering message) on the same resolved
+    channel, the home channel included, from the requester's current rights
+    (disabled, revoked, expired and archived all count). A denial only the
+    requester's side causes answers in-band `forbidden` with reason
+    `acting_for_exceeded` where the agent itself can see the channel, and the
+    usual `not_found` where it cannot. An ended run no longer binds the calls.
+    An agent with `acting_for: required` is refused in-band (`forbidden`,
+    reason `run_required`) without a live bound run. Every 200 answer says which
+    mode decided it: `acting_for` `{"mode": "run", "run_id"}` or
+    `{"mode": "own"}`. Nothing in this body can name or change the run.
+
     Args:
         body (RelayRequest):
 
@@ -215,6 +229,20 @@ def sync(
     messages API, or an empty or blank `channel_id`), `conflict` or
     `rate_limited`. An absent `channel_id` means the agent's home channel.
 
+    Acting for a run (issue 21): when the runner bound a run to the session
+    (`runnerSessionBindRun`) and the run is queued, running or waiting for
+    input, the call is decided for both principals: the agent and the run's
+    requester (the author of its triggering message) on the same resolved
+    channel, the home channel included, from the requester's current rights
+    (disabled, revoked, expired and archived all count). A denial only the
+    requester's side causes answers in-band `forbidden` with reason
+    `acting_for_exceeded` where the agent itself can see the channel, and the
+    usual `not_found` where it cannot. An ended run no longer binds the calls.
+    An agent with `acting_for: required` is refused in-band (`forbidden`,
+    reason `run_required`) without a live bound run. Every 200 answer says which
+    mode decided it: `acting_for` `{"mode": "run", "run_id"}` or
+    `{"mode": "own"}`. Nothing in this body can name or change the run.
+
     Args:
         body (RelayRequest):
 
@@ -261,6 +289,20 @@ async def asyncio_detailed(
     with its reason, `validation_failed` (a value beyond the bounds of the
     messages API, or an empty or blank `channel_id`), `conflict` or
     `rate_limited`. An absent `channel_id` means the agent's home channel.
+
+    Acting for a run (issue 21): when the runner bound a run to the session
+    (`runnerSessionBindRun`) and the run is queued, running or waiting for
+    input, the call is decided for both principals: the agent and the run's
+    requester (the author of its triggering message) on the same resolved
+    channel, the home channel included, from the requester's current rights
+    (disabled, revoked, expired and archived all count). A denial only the
+    requester's side causes answers in-band `forbidden` with reason
+    `acting_for_exceeded` where the agent itself can see the channel, and the
+    usual `not_found` where it cannot. An ended run no longer binds the calls.
+    An agent with `acting_for: required` is refused in-band (`forbidden`,
+    reason `run_required`) without a live bound run. Every 200 answer says which
+    mode decided it: `acting_for` `{"mode": "run", "run_id"}` or
+    `{"mode": "own"}`. Nothing in this body can name or change the run.
 
     Args:
         body (RelayRequest):
@@ -311,6 +353,20 @@ async def asyncio(
     with its reason, `validation_failed` (a value beyond the bounds of the
     messages API, or an empty or blank `channel_id`), `conflict` or
     `rate_limited`. An absent `channel_id` means the agent's home channel.
+
+    Acting for a run (issue 21): when the runner bound a run to the session
+    (`runnerSessionBindRun`) and the run is queued, running or waiting for
+    input, the call is decided for both principals: the agent and the run's
+    requester (the author of its triggering message) on the same resolved
+    channel, the home channel included, from the requester's current rights
+    (disabled, revoked, expired and archived all count). A denial only the
+    requester's side causes answers in-band `forbidden` with reason
+    `acting_for_exceeded` where the agent itself can see the channel, and the
+    usual `not_found` where it cannot. An ended run no longer binds the calls.
+    An agent with `acting_for: required` is refused in-band (`forbidden`,
+    reason `run_required`) without a live bound run. Every 200 answer says which
+    mode decided it: `acting_for` `{"mode": "run", "run_id"}` or
+    `{"mode": "own"}`. Nothing in this body can name or change the run.
 
     Args:
         body (RelayRequest):
