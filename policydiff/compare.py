@@ -17,6 +17,8 @@ kind                       meaning
 ``trigger_holders_changed``  who holds trigger
 ``permissions_changed``    the caller's permissions of a session-context resolution
 ``ceilings_changed``       a run's privacy ceilings or what they keep
+``acting_for_changed``     the same allow, reason and status, another ``acting_for``:
+                           the mode (run, own), the bound run or the ``failed`` sides
 ``became_undefined``       an answer before, none now (the app fails closed: 503)
 ``became_defined``         no answer before, one now
 ``became_error``           OPA fails to evaluate the record now
@@ -55,6 +57,7 @@ KINDS = (
     "trigger_holders_changed",
     "permissions_changed",
     "ceilings_changed",
+    "acting_for_changed",
     "became_undefined",
     "became_defined",
     "became_error",
@@ -114,8 +117,46 @@ def _decision_changes(action: str, base: Any, head: Any) -> Iterator[Change]:
         yield Change(action, "reason_changed", revealed, transition)
     elif base.get("status") != head.get("status"):
         yield Change(action, "status_changed", revealed, transition)
+    elif base.get("acting_for") != head.get("acting_for"):
+        yield _acting_for_change(
+            action, _brief(head), base.get("acting_for"), head.get("acting_for")
+        )
     else:
         yield Change(action, "other_changed", False, transition)
+
+
+def _mode(acting_for: Any) -> str:
+    """The mode an ``acting_for`` names: ``run``, ``own``, ``none`` (absent) or ``?``."""
+    if acting_for is None:
+        return "none"
+    if isinstance(acting_for, dict) and isinstance(acting_for.get("mode"), str):
+        return str(acting_for["mode"])
+    return "?"
+
+
+def _sides(acting_for: Any) -> str:
+    failed = acting_for.get("failed") if isinstance(acting_for, dict) else None
+    if not isinstance(failed, list):
+        return "-"
+    return " and ".join(map(str, failed)) or "none"
+
+
+def _acting_for_change(action: str, decision: str, base: Any, head: Any) -> Change:
+    """An ``acting_for`` change of a decision whose allow, reason and status are equal.
+
+    Widening only when the mode leaves ``run``: see the module's rule.
+    """
+    old, new = _mode(base), _mode(head)
+    if old != new:
+        what = f"mode {old} -> {new}"
+    elif not isinstance(base, dict) or not isinstance(head, dict):
+        what = "acting_for malformed"
+    elif base.get("run_id") != head.get("run_id"):
+        what = "another run_id"
+    else:
+        what = f"failed {_sides(base)} -> {_sides(head)}"
+    widening = old == "run" and new != "run"
+    return Change(action, "acting_for_changed", widening, f"{decision}, {what}")
 
 
 def _set_changes(action: str, kind: str, base: Any, head: Any, label: str) -> Iterator[Change]:

@@ -63,6 +63,12 @@ def roles(entrypoint: str, input: Any) -> dict[str, str]:
         elif kind == "channel":
             put(resource.get("id"), "channel")
     put(input.get("channel_id"), "channel")
+    acting_for = input.get("acting_for")
+    if isinstance(acting_for, dict):
+        put(acting_for.get("requester"), "requester")
+        bound = acting_for.get("run")
+        if isinstance(bound, dict):
+            put(bound.get("id"), "bound run")
     actor = input.get("actor")
     if isinstance(actor, str) and actor not in found:
         found[actor] = named.get(actor, "actor")
@@ -99,6 +105,8 @@ def _principal(who: str, field: str, rest: list[Any], value: Any) -> str:
         return f"{who}: in group {value}"
     if field == "permissions" and rest:
         return f"{who}: holds {value}"
+    if field == "acting_for" and isinstance(value, str):
+        return f"{who}: acting for {value}"
     return f"{who}: {field.replace('_', ' ')} {_shown(value)}"
 
 
@@ -147,6 +155,15 @@ def _resource(field: str, value: Any, names: dict[str, str], kind: Any) -> str:
     return f"{subject}: {field.replace('_', ' ')} {_shown(value)}"
 
 
+def _run(fields: list[Any], value: Any, names: dict[str, str], subject: str) -> str:
+    """A fact of a bound run (``input.acting_for.run``) or a run to bind (``resource.run``)."""
+    if fields == ["state"] and isinstance(value, str):
+        return f"{subject}: {value}"
+    if fields == ["agent_id"] and isinstance(value, str):
+        return f"{subject}: of {names.get(value, value)}"
+    return f"{subject}: {_words([str(step) for step in fields]) or 'present'} {_shown(value)}"
+
+
 def phrase(entrypoint: str, input: Any, path: tuple[str | int, ...], value: Any) -> str:
     """One fact of an example of ``entrypoint`` in the tables' words.
 
@@ -193,6 +210,16 @@ def phrase(entrypoint: str, input: Any, path: tuple[str | int, ...], value: Any)
         return f"now: {_json(value)}"
     if len(steps) == 2 and steps[0] == "resource" and isinstance(resource, dict):
         return _resource(str(steps[1]), value, names, resource.get("kind"))
+    if steps[:2] == ["resource", "run"]:
+        return _run(steps[2:], value, names, "run to bind")
+    if steps and steps[0] == "acting_for":
+        if steps == ["acting_for"]:
+            return f"acting for: {_shown(value)}"
+        if steps == ["acting_for", "requester"] and isinstance(value, str):
+            return f"bound run: requested by {glossary().get(value, value)}"
+        if len(steps) >= 2 and steps[1] == "run":
+            return _run(steps[2:], value, names, "bound run")
+        return _run([str(step) for step in steps[1:]], value, names, "bound run")
     if steps and steps[0] == "authors" and len(steps) == 3:
         author = input["authors"][steps[1]].get("id") if isinstance(input, dict) else None
         who = names.get(str(author), str(author))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from policydiff.corpus import Record
-from policydiff.generate import generate
+from policydiff.generate import ACTING_FOR_TABLE, REQUIRED_TABLE, generate
 from policydiff.scratch import Outcome, ScratchOpa, replay
 
 __all__ = ["Row", "render_decision_tables", "table_rows"]
@@ -43,11 +43,23 @@ class Row:
 
 
 def _decision(record: Record, outcome: Outcome) -> tuple[str, ...]:
+    """allow, reason, HTTP status, then the acting-for mode and the sides that failed."""
     result = outcome.get("result")
     if not isinstance(result, dict):
-        return ("undefined", "", "")
+        return ("undefined", "", "", NONE, NONE)
     allow = "yes" if result.get("allow") is True else "no"
-    return (allow, str(result.get("reason")), str(result.get("status")))
+    return (allow, str(result.get("reason")), str(result.get("status")), *_acting_for(result))
+
+
+def _acting_for(result: dict[str, Any]) -> tuple[str, str]:
+    """(mode, failed sides) of a decision; ``-`` where the decision names none."""
+    acting_for = result.get("acting_for")
+    if not isinstance(acting_for, dict):
+        return (NONE, NONE)
+    failed = acting_for.get("failed")
+    if not isinstance(failed, list):
+        return (str(acting_for.get("mode")), NONE)
+    return (str(acting_for.get("mode")), " and ".join(map(str, failed)) or "none")
 
 
 def _classes(record: Record, outcome: Outcome) -> tuple[str, ...]:
@@ -177,6 +189,30 @@ _TABLES: dict[str, tuple[tuple[str, ...], _Answer, str]] = {
     ),
 }
 _DECISION_COLUMNS = ("allow", "reason", "HTTP status")
+_ACTING_FOR_COLUMNS = ("acting for mode", "failed sides")
+
+# Decision tables of several actions at once (the action is a fact), with their
+# introduction; the others are named after their action.
+_DECISION_TABLES = {
+    ACTING_FOR_TABLE: (
+        "`authz/decision` of a call of the agent Lotse (`actor`) on the channel "
+        "`general`, relayed through a session with the run `run-1` bound (issue 21). "
+        "`run` is that run's state (`no run bound`: the call carries no "
+        "`input.acting_for`); its requester is Alex. `agent grant` and `requester "
+        "grant` are each one direct grant on the channel (`none`: no grant). The "
+        "requester's other facts (status, expiry, groups, the space, membership, "
+        "archive flags) count exactly as an actor's do in the `message.*` tables: "
+        "the requester's level is the same `levels.level`. The level the requester "
+        "needs per action is policy data (`authz/actingfor/requirements`)."
+    ),
+    REQUIRED_TABLE: (
+        "`authz/decision` of a call of the agent Lotse on `general` by its "
+        "`acting_for` attribute (`absent`: the principal facts carry none, the "
+        "default `optional`), the run bound to the session (`none`, `live`: "
+        "running, `ended`: succeeded) and its own direct grant; the requester Alex "
+        "is a member of the channel (write)."
+    ),
+}
 
 
 # --------------------------------------------------------------------- the tree
@@ -326,8 +362,10 @@ Legend of the cells:
 * `a, b`: the fact has one of these values;
 * `not x`: the fact has any value but `x`;
 * `-`: the fact does not apply: no grant (so no `via` and no `expiry`), no actor (so
-  no `status` or `permission`), no agent to provision; in an answer column: no
-  answer of that part (the call was refused before it);
+  no `status` or `permission`), no agent to provision, no run bound or asked for (so
+  no `run of`); in an answer column: no answer of that part (the call was refused
+  before it); in `acting for mode`: the decision names no mode (the call carries no
+  bound run); in `failed sides`: the decision is not in mode `run`;
 * `unknown`: a value that neither the service's schema nor any rule lists (an
   origin, a state, a status the policies have never seen).
 
@@ -344,12 +382,19 @@ The facts are those of `policydiff/generate.py`:
   expires in the future or expired); `member`: the principal is a member (or DM
   participant); `channel`: regular or DM; `archived`: which of the channel and its
   space is archived;
+* `bound run` (`runner.comms.relay`) and `run` (`runner.session.run.bind`): the
+  state of the run bound to the session or asked to be bound (`-`: none); `run of`:
+  whose run it is, the binding's agent's or another agent's;
 * the remaining facts are named after the input fields they set
   ([policy-input.md](policy-input.md)).
 
 Answer columns: `allow`, `reason` and `HTTP status` of a decision (`HTTP status` is
-the status the service answers, not a principal's status); the other tables name
-theirs in their introduction.
+the status the service answers, not a principal's status); where a decision names
+the rights that decided it (a call relayed with a bound run, issue 21), also
+`acting for mode` (`run`: decided for the agent and the run's requester; `own`: the
+agent's own rights, the run has ended) and `failed sides` (in mode `run`: `agent`,
+`requester`, `agent and requester`, or `none` when both allow). The other tables
+name theirs in their introduction.
 
 Every table shows the generated corpus's family records; its variants (another
 channel, the expiry exactly now, malformed facts, ...) are replayed by the impact
@@ -384,10 +429,19 @@ def render_decision_tables(policies: Path, *, binary: Path) -> str:
     for name, rows in tables.items():
         if name in _TABLES:
             continue
-        body = tuple(_render_table(rows, facts_of[name], _DECISION_COLUMNS))
+        columns: tuple[str, ...] = _DECISION_COLUMNS + _ACTING_FOR_COLUMNS
+        if all(answer[len(_DECISION_COLUMNS) :] == (NONE, NONE) for _, answer in rows):
+            # No answer of this table names a mode: the acting-for columns are left out.
+            columns = _DECISION_COLUMNS
+            rows = [(facts, answer[: len(columns)]) for facts, answer in rows]
+        body = tuple(_render_table(rows, facts_of[name], columns))
         decision_sections.setdefault(body, []).append(name)
     lines = [_INTRO, "## Decisions: `authz/decision`", ""]
     for body, actions in decision_sections.items():
+        if actions[0] in _DECISION_TABLES:
+            (name,) = actions
+            lines += [f"### {name}", "", _DECISION_TABLES[name], "", *body, ""]
+            continue
         lines += [f"### {', '.join(f'`{action}`' for action in actions)}", "", *body, ""]
     lines += ["## Batch entry points", ""]
     for name, (columns, _, introduction) in _TABLES.items():

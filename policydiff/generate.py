@@ -59,6 +59,8 @@ from app.policy.gateway import (
     TRIGGER_HOLDERS,
 )
 from app.policy.inputs import (
+    ActingForInput,
+    BoundRunFacts,
     CandidateThread,
     CeilingFacts,
     FactBundle,
@@ -80,6 +82,7 @@ from policydiff.rego import parse_modules, vocabulary
 from policydiff.scratch import data_files
 from policydiff.variants import Variants, Vocabulary, World
 from repositories.models import (
+    ACTING_FOR_VALUES,
     BINDING_STATES,
     CHANNEL_KINDS,
     GRANT_LEVELS,
@@ -90,11 +93,13 @@ from repositories.models import (
 )
 
 __all__ = [
+    "ACTING_FOR_TABLE",
     "DEFAULT_SEED",
     "FAMILIES",
     "LEVELS",
     "NOW",
     "ORIGINS",
+    "REQUIRED_TABLE",
     "RUN_STATES",
     "STATUSES",
     "Family",
@@ -199,6 +204,7 @@ DOMAINS: dict[str, tuple[tuple[str, ...], ...]] = {
     "state": (RUN_STATES, BINDING_STATES),
     "level": (GRANT_LEVELS, CEILING_LEVELS),
     "plane": (("client", "server"),),
+    "acting_for": (ACTING_FOR_VALUES,),
 }
 
 
@@ -212,10 +218,13 @@ class Generator:
     Attributes:
         vocabulary: the values of every enum field (schema and policies).
         registry: the session-context registry of the policies folder.
+        requirements: the level a bound run's requester needs per relayed action
+            (the acting-for policy data of the policies folder).
     """
 
     vocabulary: Vocabulary
     registry: dict[str, Any]
+    requirements: dict[str, str]
 
     def enum(self, field: str, domain: Sequence[str]) -> tuple[str, ...]:
         """``domain``, the policies' new values of ``field``, and ``unknown``."""
@@ -618,11 +627,29 @@ _RUNNER_ACTIONS = (
     "runner.session.reload",
     "runner.session.stop",
     "runner.comms.relay",
+    "runner.session.run.bind",
+    "runner.session.run.unbind",
 )
+_RELAY, _RUN_BIND = "runner.comms.relay", "runner.session.run.bind"
+# Who the run bound to a session (or asked to be bound) belongs to.
+_RUN_OWNERS = {"binding's agent": None, "other agent": "texter"}
+
+
+def _runs_of_a_binding(g: Generator) -> Iterator[tuple[str, str, str | None]]:
+    """(run state or ``-``, whose run, its state): no run, or a run in every state of
+    the binding's agent and of another agent."""
+    yield "-", "-", None
+    for state, owner in itertools.product(g.enum("state", RUN_STATES), _RUN_OWNERS):
+        yield state, owner, state
 
 
 def _runner_actions(g: Generator) -> Iterator[Record]:
-    """runner.*: enrolment, binding ownership, epoch, state and the bound agent."""
+    """runner.*: enrolment, binding ownership, epoch, state and the bound agent.
+
+    The relay also varies the run bound to the session (``input.acting_for``), and
+    binding a run the run asked for (``resource.run``): none, or one in every state,
+    of the binding's agent or of another agent.
+    """
     bindings = (
         ("none", "-", "-"),
         *itertools.product(
@@ -631,6 +658,7 @@ def _runner_actions(g: Generator) -> Iterator[Record]:
             ("active agent", "disabled agent", "a person"),
         ),
     )
+    runs = list(_runs_of_a_binding(g))
     for action, caller, binding in itertools.product(
         _RUNNER_ACTIONS, ("enrolled runner", "runner never enrolled", "person"), bindings
     ):
@@ -645,8 +673,8 @@ def _runner_actions(g: Generator) -> Iterator[Record]:
                 RUNNER: {"enrolled": caller == "enrolled runner", "enrollment_epoch": 3}
             }
         resource: Resource = resources.no_binding()
+        agent_id = "sam" if agent == "a person" else "lotse"
         if holder != "none":
-            agent_id = "sam" if agent == "a person" else "lotse"
             principals[agent_id] = (
                 _principal("user")
                 if agent == "a person"
@@ -658,29 +686,203 @@ def _runner_actions(g: Generator) -> Iterator[Record]:
                 state=state,
                 agent_id=agent_id,
             )
-        yield _record(
-            DECISION,
-            _decision(action, actor, resource, facts),
-            action,
-            caller=caller,
-            binding=holder,
-            state=state,
-            agent=agent,
-        )
+        dimensions = {"caller": caller, "binding": holder, "state": state, "agent": agent}
+        if action not in (_RELAY, _RUN_BIND):
+            yield _record(DECISION, _decision(action, actor, resource, facts), action, **dimensions)
+            continue
+        for run_state, owner, live in runs:
+            if holder == "none" and live is not None:
+                continue  # the service sends no run with a binding it did not find
+            request = _decision(action, actor, resource, facts)
+            if live is not None:
+                run = _bound_run(live, agent_id=_RUN_OWNERS[owner] or agent_id)
+                if action == _RELAY:
+                    request["acting_for"] = {"run": run, "requester": "alex"}
+                else:
+                    request["resource"] = {**resource, "run": run}
+            yield _record(
+                DECISION,
+                request,
+                action,
+                **dimensions,
+                **{"bound_run" if action == _RELAY else "run": run_state, "run_of": owner},
+            )
+
+
+def _bound_run(state: str, *, agent_id: str = "lotse") -> BoundRunFacts:
+    return {"id": RUN, "agent_id": agent_id, "state": state}
 
 
 def _runner_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
-    """An enrolled runner with its own binding, in each state its actions accept."""
+    """An enrolled runner with its own binding, in each state its actions accept.
+
+    Binding a run asks for the binding's agent's live run. Every action once more
+    through a bound session with a live run bound: the relay names mode run, the
+    others (which the service never sends a bound run) must answer as without.
+    """
     for action, state in itertools.product(_RUNNER_ACTIONS, ("bound", "provisioned")):
         facts = _facts({"lotse": _principal("agent")})
         facts["runners"] = {
             RUNNER: {"enrolled": True, "enrollment_epoch": 3},
             OTHER_RUNNER: {"enrolled": True, "enrollment_epoch": 3},
         }
+        run = _bound_run("running") if action == _RUN_BIND else None
         resource = resources.binding(
-            runner_id=RUNNER, enrollment_epoch=3, state=state, agent_id="lotse"
+            runner_id=RUNNER, enrollment_epoch=3, state=state, agent_id="lotse", run=run
         )
-        yield DECISION, _decision(action, RUNNER, resource, facts)
+        request = _decision(action, RUNNER, resource, facts)
+        yield DECISION, request
+        if state == "bound":
+            yield DECISION, {**request, "acting_for": _acting_for("running")}
+
+
+# ---------------------------------------------------------------- acting for (issue 21)
+
+# The requester of every generated bound run: the author of its triggering message.
+_REQUESTER = "alex"
+# The decision tables of calls made for a bound run's requester (introduced in doc.py).
+ACTING_FOR_TABLE = "acting for a run"
+REQUIRED_TABLE = "agents that act only for someone"
+
+
+def _acting_for(state: str, *, agent_id: str = "lotse") -> ActingForInput:
+    """``input.acting_for`` of a call through a session with the run ``run-1`` bound."""
+    return {"run": _bound_run(state, agent_id=agent_id), "requester": _REQUESTER}
+
+
+def _relayed_actions(g: Generator) -> tuple[str, ...]:
+    """The channel actions and every action the requirements data names.
+
+    A relayed action a reviewer adds to the data is generated without editing this
+    module; ``message.read`` has no entry and shows the fail-closed rule.
+    """
+    return tuple(dict.fromkeys([*_CHANNEL_ACTIONS, *sorted(g.requirements)]))
+
+
+def _acting_for_runs(g: Generator) -> Iterator[Record]:
+    """A call of the agent Lotse for Alex: action x both direct levels x the bound run.
+
+    ``run`` is the state of the run bound to the session, ``no run bound`` sends no
+    ``input.acting_for``. The requester's other facts (status, expiry, group, space,
+    membership, archive) are the same ``levels.level`` as the actor's in the channel
+    family; the pivots vary them one at a time.
+    """
+    runs = ("no run bound", *g.enum("state", RUN_STATES))
+    sides = ("none", *LEVELS)
+    for action, agent_grant, requester_grant, run in itertools.product(
+        _relayed_actions(g), sides, sides, runs
+    ):
+        principals = {"lotse": _principal("agent"), _REQUESTER: _principal("user")}
+        grants = _grants("lotse", (agent_grant, "direct", "never")) + _grants(
+            _REQUESTER, (requester_grant, "direct", "never")
+        )
+        request = _decision(
+            action, "lotse", resources.channel(CHANNEL), _facts(principals, grants=grants)
+        )
+        if run != "no run bound":
+            request["acting_for"] = _acting_for(run)
+        yield _record(
+            DECISION,
+            request,
+            ACTING_FOR_TABLE,
+            action=action,
+            agent_grant=agent_grant,
+            requester_grant=requester_grant,
+            run=run,
+        )
+
+
+def _required_agents(g: Generator) -> Iterator[Record]:
+    """An agent's ``acting_for`` attribute x the bound run x its own level.
+
+    The requester Alex is a member of the channel (write), so that no record of this
+    table is one of the table above (a duplicate would lose its label).
+    """
+    attributes = ("absent", *g.enum("acting_for", ACTING_FOR_VALUES))
+    runs = {"none": None, "live": "running", "ended": "succeeded"}
+    for action, attribute, run, agent_grant in itertools.product(
+        _relayed_actions(g), attributes, runs, ("none", "read", "write")
+    ):
+        agent = _principal("agent")
+        if attribute != "absent":
+            agent["acting_for"] = attribute
+        facts = _facts(
+            {"lotse": agent, _REQUESTER: _principal("user")},
+            members=[_REQUESTER],
+            grants=_grants("lotse", (agent_grant, "direct", "never")),
+        )
+        request = _decision(action, "lotse", resources.channel(CHANNEL), facts)
+        state = runs[run]
+        if state is not None:
+            request["acting_for"] = _acting_for(state)
+        yield _record(
+            DECISION,
+            request,
+            REQUIRED_TABLE,
+            action=action,
+            acting_for=attribute,
+            bound_run=run,
+            agent_grant=agent_grant,
+        )
+
+
+def _acting_for_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
+    """Per relayed action, both sides at exactly the level the action needs.
+
+    The requester reaches the channel each way (a grant on it, through a group, on
+    the space, as a member, as the instance owner); the agent holds a direct grant.
+    Then an agent that acts only for someone, once without a run (``run_required``)
+    and once with a live one, and an action without a requirement (fail closed).
+    """
+    for action, level in sorted(g.requirements.items()):
+        agent_grant = _grant("lotse", level, "direct", "future")
+        ways: list[tuple[PrincipalFacts, list[GrantFacts], list[str]]] = [
+            (_principal("user"), [_grant(_REQUESTER, level, "direct", "future")], []),
+            (
+                _principal("user", groups=[GROUP]),
+                [_grant(_REQUESTER, level, "group", "future")],
+                [],
+            ),
+            (_principal("user"), [_grant(_REQUESTER, level, "space", "future")], []),
+            (_principal("user"), [], [_REQUESTER]),
+            (_principal("user", owner=True), [], []),
+        ]
+        for requester, grants, members in ways:
+            facts = _facts(
+                {"lotse": _principal("agent"), _REQUESTER: requester},
+                members=members,
+                grants=[agent_grant, *grants],
+                extra_channels=True,
+            )
+            request = _decision(action, "lotse", resources.channel(CHANNEL), facts)
+            yield DECISION, {**request, "acting_for": _acting_for("running")}
+        required = _principal("agent")
+        required["acting_for"] = "required"
+        facts = _facts(
+            {"lotse": required, _REQUESTER: _principal("user")},
+            grants=[agent_grant, _grant(_REQUESTER, level, "direct", "future")],
+            extra_channels=True,
+        )
+        request = _decision(action, "lotse", resources.channel(CHANNEL), facts)
+        yield DECISION, request
+        yield DECISION, {**request, "acting_for": _acting_for("running")}
+    for action in _relayed_actions(g):
+        if action not in g.requirements:
+            facts = _facts(
+                {"lotse": _principal("agent"), _REQUESTER: _principal("user")},
+                grants=[
+                    _grant("lotse", "manage", "direct", "future"),
+                    _grant(_REQUESTER, "manage", "direct", "future"),
+                ],
+                extra_channels=True,
+            )
+            request = _decision(action, "lotse", resources.channel(CHANNEL), facts)
+            yield DECISION, {**request, "acting_for": _acting_for("running")}
+
+
+def _acting_for_records(g: Generator) -> Iterator[Record]:
+    yield from _acting_for_runs(g)
+    yield from _required_agents(g)
 
 
 # ---------------------------------------------------------------- run context
@@ -942,6 +1144,18 @@ def _registry(policies: Path) -> dict[str, Any]:
     return registry
 
 
+def _requirements(policies: Path) -> dict[str, str]:
+    """The requester level per relayed action (``authz/actingfor/requirements``)."""
+    path = policies / "authz" / "actingfor" / "requirements" / "data.json"
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    levels = data.get("requester_levels") if isinstance(data, dict) else None
+    if not isinstance(levels, dict):
+        return {}
+    return {str(action): str(level) for action, level in levels.items()}
+
+
 def _intents(registry: dict[str, Any], surfaces: Sequence[str]) -> list[tuple[str, IntentRef]]:
     intents: list[tuple[str, IntentRef]] = []
     for name, tool in sorted(registry.get("tools", {}).items()):
@@ -1156,6 +1370,7 @@ FAMILIES = (
     Family("trigger holders query", _trigger_holders_query, _trigger_holders_query_pivots),
     Family("workspace provision", _workspace_provision, _workspace_pivots),
     Family("runner actions", _runner_actions, _runner_pivots),
+    Family("acting for", _acting_for_records, _acting_for_pivots),
     Family("run context classes", _classification, _classification_pivots),
     Family("run context readable", _readable, _readable_pivots),
     Family("trigger holders", _trigger_holders, _trigger_holders_pivots),
@@ -1194,6 +1409,7 @@ def generator(policies: Path, *, binary: Path = OPA, also: Sequence[Path] = ()) 
     return Generator(
         vocabulary=Vocabulary(domains=DOMAINS, rego=rego, names={"permissions": permissions}),
         registry=registry,
+        requirements=_requirements(policies),
     )
 
 

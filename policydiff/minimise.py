@@ -6,8 +6,9 @@ Two steps, both answered by the two scratch servers in batches:
    every list (grants, members, groups, permissions, candidates, threads, ...), the
    entries of the id-keyed maps (principals, channels, spaces, runners, ceilings,
    policies) and the optional fields (``expires_at``, ``owner_id``, ``triggered_by``,
-   ``parent``, ``task``). A removal is kept when the record still shows the same change
-   (same action, kind and transition); rounds repeat until nothing more can go.
+   ``parent``, ``task``, ``acting_for`` and its ``requester``, a bind's ``run``). A
+   removal is kept when the record still shows the same change (same action, kind
+   and transition); rounds repeat until nothing more can go.
 2. **Facts that matter**: in the minimal input, change one field at a time (another
    value of its enum, a flipped boolean, a time before or after ``now``, another id
    where ids are compared) or remove one remaining element. A field matters when that
@@ -28,6 +29,7 @@ import orjson
 from app.domain.privacy import CEILING_LEVELS
 from policydiff.compare import Change, changes
 from policydiff.generate import LEVELS, ORIGINS, RUN_STATES, STATUSES
+from repositories.models import ACTING_FOR_VALUES
 
 __all__ = ["Evaluator", "Fact", "Reduced", "reduce"]
 
@@ -37,7 +39,17 @@ Evaluator = Callable[[str, Sequence[Any]], list[tuple[dict[str, Any], dict[str, 
 Path = tuple[str | int, ...]
 
 _MAPS = {"principals", "channels", "spaces", "runners", "ceilings", "policy"}
-_OPTIONAL = {"expires_at", "owner_id", "triggered_by", "parent", "task", "target", "runners"}
+_OPTIONAL = {
+    "expires_at",
+    "owner_id",
+    "triggered_by",
+    "parent",
+    "task",
+    "target",
+    "runners",
+    "acting_for",
+    "requester",
+}
 # The enums of each field name, by field name: a value is varied over the enum of its
 # field that holds it ("agent" is a principal kind and an author origin).
 _ENUMS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -52,10 +64,11 @@ _ENUMS: dict[str, tuple[tuple[str, ...], ...]] = {
     "state": (RUN_STATES, ("provisioned", "bound", "stopped")),
     "origin": (ORIGINS,),
     "plane": (("client", "server"),),
+    "acting_for": (ACTING_FOR_VALUES,),
 }
 _TIMES = ("2000-01-01T00:00:00Z", "2100-01-01T00:00:00Z")
 # Ids the policies compare with other ids: another id may flip the answer.
-_COMPARED_IDS = {"agent_id", "owner_id", "runner_id", "triggered_by"}
+_COMPARED_IDS = {"agent_id", "owner_id", "runner_id", "triggered_by", "requester"}
 # Names and labels the change is about, not facts to vary.
 _FIXED = {"action", "name", "surface_key"}
 
@@ -108,6 +121,8 @@ def _removable(path: Path) -> bool:
     parent = path[-2] if len(path) >= 2 else None
     if path[-1] == "target" and "intents" not in path:
         return False  # a grant's target is required; only an intent's is optional
+    if path[-2:] == ("resource", "run"):
+        return True  # the run a bind asks for (absent when the run id names no run)
     return isinstance(path[-1], int) or parent in _MAPS or path[-1] in _OPTIONAL
 
 

@@ -20,8 +20,10 @@ a time              one second before ``now``, ``now``, one second after, and a
                     string that is not a time
 a boolean           the other boolean and the string ``"true"`` (a wrong type)
 a number            one less, one more, and the number as a string
-an object           a string instead (a wrong type), each key removed (a missing
-                    key), each optional key of its contract that is absent added
+an object           a string instead (a wrong type; a stored fact, or an optional
+                    part of the input such as ``acting_for``), each key removed
+                    (a missing key), each optional key of its contract that is
+                    absent added
 a list              each element removed; for a list of names, each known name added
 a map (by id)       each entry removed
 ==================  ==============================================================
@@ -272,6 +274,10 @@ class Variants:
                     # (the run of a context read and its channel, the channel asked
                     # about) never do: the service builds them from NOT NULL columns.
                     yield (*path, name), _REMOVE
+                if optional and not path and isinstance(value[name], dict):
+                    # An optional part of the input (acting_for, task): a wrong type
+                    # must fail closed like a missing one.
+                    yield (name,), "malformed"
                 yield from self.walk(value[name], field_type, (*path, name), name)
             elif optional:
                 for added in self._absent(name, field_type):

@@ -177,6 +177,22 @@ test_relay_without_a_bound_run_answers_as_before if {
 	data.authz.decision == _allowed with input as _relay({})
 }
 
+# Only the relay's allow names a mode: the lifecycle calls of a session with a run
+# bound answer as before (the service sends acting_for only with a relay).
+test_only_the_relay_names_a_mode if {
+	every action in {"runner.session.reload", "runner.session.stop", "runner.session.run.unbind"} {
+		request := object.union(_request(action, "runner-a", {}), {"acting_for": _acting_for(_live_run)})
+		data.authz.decision == _allowed with input as request
+	}
+}
+
+# An acting_for that is not an object names no run: the allow names no mode either.
+test_relay_with_a_malformed_acting_for_names_no_mode if {
+	every malformed in ["run-1", ["run-1"], 1] {
+		data.authz.decision == _allowed with input as object.union(_relay({}), {"acting_for": malformed})
+	}
+}
+
 test_relay_denials_carry_no_mode if {
 	request := object.union(_relay({"state": "provisioned"}), {"acting_for": _acting_for(_live_run)})
 	data.authz.decision == _not_found with input as request

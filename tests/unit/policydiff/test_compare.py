@@ -201,3 +201,68 @@ def test_a_difference_of_no_named_kind_is_never_dropped() -> None:
     assert _kinds(changes("authz/decision", POST, _r(ALLOWED), _r({**ALLOWED, "extra": 1}))) == [
         ("message.post", "other_changed", False)
     ]
+
+
+# ---------------------------------------------------------------- acting for (issue 21)
+
+RELAY = {"action": "runner.comms.relay", "actor": "runner-1"}
+EXCEEDED = {"allow": False, "reason": "acting_for_exceeded", "status": 403}
+
+
+def _run(decision: dict[str, Any], *failed: str) -> dict[str, Any]:
+    return {**decision, "acting_for": {"mode": "run", "run_id": "run-1", "failed": list(failed)}}
+
+
+def _own(decision: dict[str, Any]) -> dict[str, Any]:
+    return {**decision, "acting_for": {"mode": "own"}}
+
+
+def test_a_decision_that_stops_being_taken_for_the_requester_is_widening() -> None:
+    run = {**ALLOWED, "acting_for": {"mode": "run", "run_id": "run-1"}}
+    (change,) = changes("authz/decision", RELAY, _r(run), _r(_own(ALLOWED)))
+    assert change == Change(
+        "runner.comms.relay", "acting_for_changed", True, "allowed (200), mode run -> own"
+    )
+    assert _kinds(changes("authz/decision", POST, _r(_run(ALLOWED)), _r(ALLOWED))) == [
+        ("message.post", "acting_for_changed", True)
+    ]
+    assert _kinds(changes("authz/decision", POST, _r(_run(NOT_FOUND, "agent")), _r(NOT_FOUND))) == [
+        ("message.post", "acting_for_changed", True)
+    ]
+
+
+def test_a_decision_that_starts_being_taken_for_the_requester_is_not_widening() -> None:
+    (change,) = changes("authz/decision", POST, _r(_own(ALLOWED)), _r(_run(ALLOWED)))
+    assert change == Change(
+        "message.post", "acting_for_changed", False, "allowed (200), mode own -> run"
+    )
+    other = {**ALLOWED, "acting_for": {"mode": "run", "run_id": "run-2", "failed": []}}
+    assert changes("authz/decision", POST, _r(_run(ALLOWED)), _r(other)) == [
+        Change("message.post", "acting_for_changed", False, "allowed (200), another run_id")
+    ]
+
+
+def test_failed_sides_changing_on_a_still_denied_decision_is_not_widening() -> None:
+    both = _r(_run(NOT_FOUND, "agent", "requester"))
+    (change,) = changes("authz/decision", POST, both, _r(_run(NOT_FOUND, "agent")))
+    assert change == Change(
+        "message.post",
+        "acting_for_changed",
+        False,
+        "not_found (404), failed agent and requester -> agent",
+    )
+    # Another reason or status is named as such (here a 404 that becomes visible).
+    assert _kinds(changes("authz/decision", POST, both, _r(_run(NO_GRANT, "agent")))) == [
+        ("message.post", "reason_changed", True)
+    ]
+    (grown,) = changes("authz/decision", POST, _r(_run(NOT_FOUND, "agent")), both)
+    assert not grown.widening
+
+
+def test_the_decision_change_names_a_record_whose_acting_for_changed_too() -> None:
+    assert _kinds(
+        changes("authz/decision", POST, _r(_run(EXCEEDED, "requester")), _r(_run(ALLOWED)))
+    ) == [("message.post", "deny_to_allow", True)]
+    assert _kinds(changes("authz/decision", POST, _r(_run(ALLOWED)), _r(_own(ALLOWED)))) == [
+        ("message.post", "acting_for_changed", True)
+    ]

@@ -303,3 +303,111 @@ def test_runs_of_another_agent_and_in_another_channel_are_generated() -> None:
     ]
     assert any(resource.get("agent_id") == "texter" for resource in resources)
     assert any(resource.get("channel_id") == "billing" for resource in resources)
+
+
+# ---------------------------------------------------------------- acting for (issue 21)
+
+_RUN_STATES = {"queued", "running", "waiting_input", "succeeded", "failed", "cancelled"}
+
+
+def test_the_acting_for_table_crosses_both_levels_with_every_run_state() -> None:
+    table = "acting for a run"
+    assert _values(table, "action") == {"message.list", "message.read", "message.post"}
+    levels = {"none", "read", "write", "trigger", "manage"}
+    assert _values(table, "agent_grant") == levels
+    assert _values(table, "requester_grant") == levels
+    assert _values(table, "run") == {"no run bound", "unknown", *_RUN_STATES}
+    rows = [r for r in _generated() if r.label is not None and r.label["table"] == table]
+    assert len(rows) == 3 * 5 * 5 * 8
+    bound = [r for r in rows if r.label is not None and r.label["facts"]["run"] != "no run bound"]
+    assert all(r.input["acting_for"]["requester"] == "alex" for r in bound)
+    assert not any("acting_for" in r.input for r in rows if r not in bound)
+
+
+def test_the_required_agents_table_crosses_the_attribute_run_and_level() -> None:
+    table = "agents that act only for someone"
+    assert _values(table, "acting_for") == {"absent", "optional", "required", "unknown"}
+    assert _values(table, "bound_run") == {"none", "live", "ended"}
+    assert _values(table, "agent_grant") == {"none", "read", "write"}
+    assert len([r for r in _generated() if r.label and r.label["table"] == table]) == 3 * 4 * 3 * 3
+
+
+def test_the_relay_and_binding_a_run_vary_the_run_and_whose_it_is() -> None:
+    for action, fact in (("runner.comms.relay", "bound_run"), ("runner.session.run.bind", "run")):
+        assert _values(action, fact) == {"-", "unknown", *_RUN_STATES}
+        assert _values(action, "run_of") == {"-", "binding's agent", "other agent"}
+    kinds = {
+        record.input["resource"]["kind"]
+        for record in _generated()
+        if record.label is not None
+        and record.input.get("action") in ("runner.session.run.bind", "runner.session.run.unbind")
+    }
+    assert kinds == {"binding"}
+
+
+def _bound(record: Record) -> dict[str, Any] | None:
+    acting_for = record.input.get("acting_for") if isinstance(record.input, dict) else None
+    return acting_for if isinstance(acting_for, dict) else None
+
+
+def test_the_requester_facts_are_varied_one_at_a_time() -> None:
+    statuses, expiries, requesters, agents = set(), set(), set(), set()
+    for record in _generated():
+        acting_for = _bound(record)
+        if acting_for is None or record.input.get("action") != "message.post":
+            continue
+        requester = acting_for.get("requester", "absent")
+        requesters.add(requester)
+        run = acting_for.get("run")
+        agents.add(run.get("agent_id", "absent") if isinstance(run, dict) else "malformed")
+        principal = record.input["facts"].get("principals", {}).get("alex")
+        if isinstance(principal, dict) and requester == "alex":
+            statuses.add(principal.get("status"))
+            expiries |= {
+                grant.get("expires_at")
+                for grant in _grants(record)
+                if grant.get("subject") == {"kind": "principal", "id": "alex"}
+            }
+    assert statuses >= {"active", "pending", "disabled", "deleted", "unknown"}
+    assert expiries >= {NOW, *AROUND_NOW, "not-a-time"}
+    assert requesters >= {"alex", "sam", "nobody", "absent"}
+    assert agents >= {"lotse", "texter", "nobody", "absent"}
+
+
+def test_a_malformed_acting_for_and_a_requester_reaching_every_way_are_generated() -> None:
+    assert _any(lambda r: r.input.get("acting_for") == "malformed")
+    ways: set[str] = set()
+    for record in _generated():
+        acting_for = _bound(record)
+        if acting_for is None or acting_for.get("requester") != "alex":
+            continue
+        facts = record.input["facts"]
+        alex = facts.get("principals", {}).get("alex")
+        if isinstance(alex, dict) and alex.get("is_owner") is True:
+            ways.add("owner")
+        general = facts.get("channels", {}).get("general")
+        if isinstance(general, dict) and "alex" in general.get("members", []):
+            ways.add("member")
+        for grant in _grants(record):
+            if grant.get("subject") == {"kind": "group", "id": "team"}:
+                ways.add("group")
+            elif grant.get("subject") == {"kind": "principal", "id": "alex"}:
+                target = grant.get("target")
+                ways.add(str(target.get("kind") if isinstance(target, dict) else target))
+    assert ways >= {"owner", "member", "group", "channel", "space"}
+
+
+def test_a_relayed_action_added_to_the_requirements_is_generated(tmp_path: Path) -> None:
+    policies = _edited(
+        tmp_path,
+        "authz/actingfor/requirements/data.json",
+        '"message.post": "write"',
+        '"message.post": "write",\n    "message.react": "write"',
+    )
+    reacts = [
+        record
+        for record in generate(policies, mixtures=0)
+        if record.input.get("action") == "message.react" and "acting_for" in record.input
+    ]
+    assert any(record.label is not None for record in reacts)  # the table
+    assert any(record.label is None for record in reacts)  # the pivots' variants
