@@ -12,8 +12,10 @@ validation recurses too).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import re
 from typing import Any
 
 from app.errors import InvalidRequest
@@ -41,22 +43,26 @@ def _finite_float(text: str) -> float:
 def nesting_exceeds(value: Any, max_depth: int) -> bool:
     """True when ``value`` nests arrays and objects deeper than ``max_depth`` levels.
 
-    Iterative, so it cannot itself run out of stack; it stops at the first container
-    below the limit.
+    Iterative, level by level, so it cannot itself run out of stack; scalars are never
+    pushed, so a flat array of a hundred thousand numbers costs one pass over it.
     """
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    level = [value]
+    depth = 1
+    while True:
+        containers = [item for item in level if isinstance(item, dict | list)]
+        if not containers:
+            return False
         if depth > max_depth:
             return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
+        level = []
+        for container in containers:
+            level.extend(container.values() if isinstance(container, dict) else container)
+        depth += 1
+
+
+@functools.lru_cache(maxsize=4)
+def _digit_run(length: int) -> re.Pattern[str]:
+    return re.compile(f"[0-9]{{{length},}}")
 
 
 def parse_json_body(raw: bytes, *, max_depth: int, max_integer_digits: int) -> Any:
@@ -75,9 +81,14 @@ def parse_json_body(raw: bytes, *, max_depth: int, max_integer_digits: int) -> A
         return int(text)
 
     try:
+        text = raw.decode("utf-8")
+        # A Python call per integer literal costs more than parsing it: only a body with
+        # a run of digits longer than the limit somewhere (in a string, perhaps) needs
+        # each literal checked.
+        too_long = _digit_run(max_integer_digits + 1).search(text) is not None
         value = json.loads(
-            raw.decode("utf-8"),
-            parse_int=bounded_int,
+            text,
+            parse_int=bounded_int if too_long else None,
             parse_float=_finite_float,
             parse_constant=_reject_constant,
         )

@@ -160,11 +160,14 @@ def sync_detailed(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -212,11 +215,14 @@ def sync(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -259,11 +265,14 @@ async def asyncio_detailed(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -309,11 +318,14 @@ async def asyncio(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
