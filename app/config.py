@@ -142,6 +142,16 @@ SCHEMA: tuple[Key, ...] = (
         minimum=1,
     ),
     Key(
+        "http.max_json_containers",
+        int,
+        10000,
+        "Most arrays and objects in a JSON request body, counted on its bytes before it "
+        "is parsed; more is 400 invalid_request. Each costs the parser and the depth "
+        "check far more than its bytes: a megabyte of tiny arrays would cost a hundred "
+        "times a normal request.",
+        minimum=1,
+    ),
+    Key(
         "http.max_validation_errors",
         int,
         20,

@@ -7,7 +7,9 @@ are accepted. :func:`parse_json_body` turns each of them into 400
 ``invalid_request``, bounds integer literals to ``http.max_json_integer_digits``
 digits before they are converted, rejects non-finite numbers, and bounds nesting to
 ``http.max_json_depth`` before any schema validator walks the document (jsonschema
-validation recurses too).
+validation recurses too). A fourth is cost: the number of arrays and objects, which
+the parser, the depth check and the garbage collector all pay for, is bounded by
+``http.max_json_containers`` on the bytes, before parsing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from app.errors import InvalidRequest
 
-__all__ = ["nesting_exceeds", "parse_json_body"]
+__all__ = ["containers_exceed", "nesting_exceeds", "parse_json_body"]
 
 _NOT_JSON = "The request body is not valid JSON."
 
@@ -40,6 +42,9 @@ def _finite_float(text: str) -> float:
     return value
 
 
+_CONTAINERS = (dict, list)
+
+
 def nesting_exceeds(value: Any, max_depth: int) -> bool:
     """True when ``value`` nests arrays and objects deeper than ``max_depth`` levels.
 
@@ -49,15 +54,34 @@ def nesting_exceeds(value: Any, max_depth: int) -> bool:
     level = [value]
     depth = 1
     while True:
-        containers = [item for item in level if isinstance(item, dict | list)]
+        containers = [item for item in level if isinstance(item, _CONTAINERS)]
         if not containers:
             return False
         if depth > max_depth:
             return True
         level = []
+        extend = level.extend
         for container in containers:
-            level.extend(container.values() if isinstance(container, dict) else container)
+            extend(container.values() if type(container) is dict else container)
         depth += 1
+
+
+# A JSON string literal, escapes included (unrolled: no alternation per character).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def containers_exceed(raw: bytes, max_containers: int) -> bool:
+    """Whether the JSON text ``raw`` opens more than ``max_containers`` arrays and objects.
+
+    Counted on the bytes, so a body is refused before a single object is made: half a
+    million tiny arrays in a megabyte cost the parser, the depth check and the garbage
+    collector far more than the same megabyte of text. Brackets inside strings do not
+    count; the strings are only looked at when the plain count is over the limit.
+    """
+    if raw.count(b"[") + raw.count(b"{") <= max_containers:
+        return False
+    outside = _STRING.sub(b"", raw)
+    return outside.count(b"[") + outside.count(b"{") > max_containers
 
 
 @functools.lru_cache(maxsize=4)
@@ -65,13 +89,16 @@ def _digit_run(length: int) -> re.Pattern[str]:
     return re.compile(f"[0-9]{{{length},}}")
 
 
-def parse_json_body(raw: bytes, *, max_depth: int, max_integer_digits: int) -> Any:
-    """The JSON value of ``raw`` (UTF-8), within the nesting and integer limits.
+def parse_json_body(
+    raw: bytes, *, max_depth: int, max_integer_digits: int, max_containers: int
+) -> Any:
+    """The JSON value of ``raw`` (UTF-8), within the nesting, integer and container limits.
 
     Raises:
-        InvalidRequest: not UTF-8, not JSON, NaN or Infinity, a number that is not
-            finite, an integer literal longer than ``max_integer_digits`` digits, or
-            nesting deeper than ``max_depth``.
+        InvalidRequest: more than ``max_containers`` arrays and objects (checked on the
+            bytes, before a single object is made), not UTF-8, not JSON, NaN or
+            Infinity, a number that is not finite, an integer literal longer than
+            ``max_integer_digits`` digits, or nesting deeper than ``max_depth``.
     """
 
     def bounded_int(text: str) -> int:
@@ -80,6 +107,8 @@ def parse_json_body(raw: bytes, *, max_depth: int, max_integer_digits: int) -> A
             raise _Rejected("integer too long")
         return int(text)
 
+    if containers_exceed(raw, max_containers):
+        raise InvalidRequest("The request body holds too many arrays and objects.")
     try:
         text = raw.decode("utf-8")
         # A Python call per integer literal costs more than parsing it: only a body with
@@ -101,3 +130,4 @@ def parse_json_body(raw: bytes, *, max_depth: int, max_integer_digits: int) -> A
     if nesting_exceeds(value, max_depth):
         raise InvalidRequest("The request body is nested too deeply.")
     return value
+

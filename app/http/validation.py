@@ -8,8 +8,9 @@ logs nor error bodies carry message content.
 
 They also read the contract strictly where Python's defaults are loose:
 
-* the body is parsed by :func:`app.http.safe_json.parse_json_body` (nesting depth and
-  integer length bounded, 400 instead of a ``RecursionError`` or ``ValueError``);
+* the body is parsed by :func:`app.http.safe_json.parse_json_body` (nesting depth,
+  integer length and the number of arrays and objects bounded, 400 instead of a
+  ``RecursionError`` or ``ValueError``);
 * ``format: uuid`` and every ``pattern`` match the whole value: OpenAPI patterns are
   ECMA-262, where ``$`` ends the input, while Python's ``$`` also matches before a
   trailing newline (``"<uuid>\n"`` must not reach SQL);
@@ -120,6 +121,8 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     violations; ids handed on in lower case."""
 
     _lowered = False
+    # Whether the raw body may hold a NUL or a surrogate (True until _parse has looked).
+    _escapes = True
 
     @property
     def MUTABLE_VALIDATION(self) -> bool:
@@ -138,10 +141,15 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         raw = b"".join([message async for message in stream])
         if not raw:
             return None
+        # JSON text can carry a NUL or a surrogate only as a \\u escape (a raw control
+        # character is a parse error and raw surrogates are not UTF-8): without one, no
+        # string or key needs the walk below.
+        self._escapes = _UNSTORABLE_ESCAPE.search(raw) is not None
         return parse_json_body(
             raw,
             max_depth=_limit("http.max_json_depth"),
             max_integer_digits=_limit("http.max_json_integer_digits"),
+            max_containers=_limit("http.max_json_containers"),
         )
 
     def _validate(self, body: Any) -> dict[str, Any] | None:
@@ -159,7 +167,7 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
             )
         in_band = frozenset(self._schema.get(IN_BAND_TEXT, ()))
         errors, omitted = bounded_errors(
-            _unstorable_paths(body, "body", in_band),
+            _unstorable_paths(body, "body", in_band) if self._escapes else iter(()),
             limit,
             lambda path: {"path": path, "message": _UNSTORABLE},
         )
@@ -172,6 +180,8 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
 
 
 _DEFAULTS = {key.name: key.default for key in SCHEMA}
+# \u0000 or a surrogate escape (\uD800 to \uDFFF), in any case.
+_UNSTORABLE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 
 
 def _limit(name: str) -> int:
@@ -391,8 +401,12 @@ def _ecma_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-def _ecma_pattern(_validator: Any, pattern: str, instance: Any, _schema: Any) -> Iterator[Any]:
-    if isinstance(instance, str) and _ecma_regex(pattern).search(instance) is None:
+def _ecma_pattern(_validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    if not isinstance(instance, str):
+        return
+    if len(instance) > schema.get("maxLength", len(instance)):
+        return  # maxLength reports it; no regex runs over a megabyte
+    if _ecma_regex(pattern).search(instance) is None:
         yield ValidationError(f"does not match {pattern!r}")
 
 

@@ -24,7 +24,7 @@ UUID = "3f1c1c3e-8b1a-4c1e-9b0a-1234567890ab"
 
 
 def _parse(raw: bytes) -> Any:
-    return parse_json_body(raw, max_depth=32, max_integer_digits=20)
+    return parse_json_body(raw, max_depth=32, max_integer_digits=20, max_containers=10_000)
 
 
 # ------------------------------------------------------------------- safe JSON
