@@ -70,7 +70,7 @@ from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from repositories.migrate import upgrade
-from tests.load import floor, overhead
+from tests.load import bounds, floor, overhead
 from tests.load.interleave import interleaved_rounds
 from tests.support.services import (
     REPO_ROOT,
@@ -1763,6 +1763,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--serve-flask", action="store_true", help=argparse.SUPPRESS)
     overhead.add_arguments(parser)
+    bounds.add_arguments(parser)
     return parser
 
 
@@ -1917,10 +1918,13 @@ def main(argv: list[str] | None = None) -> int:
                 blocks=args.overhead_blocks,
             )
         # ------------------------------------------------------------------------------
+        bounds_result = bounds.run(cluster, opa.url, args)  # issue 19: tests/load/bounds.py
 
     seconds = time.monotonic() - clock
     facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
     report = render(started, facts, args, results, costs, opa_by_c, timers, profile, seconds)
+    if bounds_result is not None:
+        report += "\n" + bounds.section(bounds_result)
     if overhead_result is not None:
         report += "\n" + overhead.overhead_section(overhead_result)
     print(report)

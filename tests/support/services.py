@@ -268,6 +268,17 @@ class AppProcess:
                     raise ServiceError(f"{self.name} did not become ready")
                 time.sleep(0.1)
 
+    def rss_bytes(self) -> int:
+        """The process's resident memory (``VmRSS`` of ``/proc/<pid>/status``).
+
+        With one worker, ``python -m app serve`` serves in this very process.
+        """
+        status = Path(f"/proc/{self.process.pid}/status").read_text(encoding="ascii")
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise ServiceError(f"{self.name} has no VmRSS")
+
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
         """Send ``sig`` if still running, wait ``timeout`` seconds, then kill (idempotent)."""
         if self.process.poll() is None:
