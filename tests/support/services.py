@@ -139,6 +139,24 @@ class PostgresCluster:
         )
         return self
 
+    def restart(self) -> None:
+        """Restart the server (fast shutdown: every open connection is cut).
+
+        pg_ctl reuses the server options of the start; the log file is named again, or
+        the new server would hold this process's output pipes open.
+        """
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.datadir / "data"),
+            "-l",
+            str(self.datadir / "server.log"),
+            "-m",
+            "fast",
+            "-w",
+            "restart",
+        )
+
     def stop(self) -> None:
         """Stop the server and remove the data directory."""
         with contextlib.suppress(ServiceError):
