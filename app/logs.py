@@ -89,6 +89,8 @@ def configure_logging(level: str = "INFO", stream: object = None) -> None:
     root.handlers = [handler]
     root.setLevel(level.upper())
     # warnings.showwarning would print two plain lines (the warning and its source).
+    # Released first: captureWarnings(True) does nothing while it holds an earlier hook.
+    logging.captureWarnings(False)
     logging.captureWarnings(True)
     for noisy in ("connexion", "openapi_spec_validator", "uvicorn.access", "urllib3"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

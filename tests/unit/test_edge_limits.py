@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import logging
+import warnings
 from typing import Any
 
 import pytest
@@ -337,3 +338,23 @@ def test_swagger_ui_keeps_its_slash_and_content_types_reach_connexion_lower_case
     assert ui is not None
     assert body is not None
     assert dict(body["headers"])[b"content-type"] == b"application/json"
+
+
+def test_a_python_warning_is_a_json_log_line() -> None:
+    stream = io.StringIO()
+    configure_logging("INFO", stream)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            # pytest's own warning capture replaced the hook: route it again inside.
+            configure_logging("INFO", stream)
+            warnings.warn("a library is deprecated", DeprecationWarning, stacklevel=1)
+    finally:
+        logging.getLogger().handlers.clear()
+        logging.captureWarnings(False)
+
+    (line,) = stream.getvalue().splitlines()
+    entry = json.loads(line)
+    assert entry["logger"] == "py.warnings"
+    assert entry["level"] == "WARNING"
+    assert "DeprecationWarning: a library is deprecated" in entry["msg"]
