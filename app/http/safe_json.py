@@ -84,6 +84,11 @@ def containers_exceed(raw: bytes, max_containers: int) -> bool:
     return outside.count(b"[") + outside.count(b"{") > max_containers
 
 
+# Without a mantissa of more digits than the integer limit (the digit run), only an
+# exponent of three or more digits can take a float beyond its range.
+_LARGE_EXPONENT = re.compile(r"[eE][+-]?[0-9]{3}")
+
+
 @functools.lru_cache(maxsize=4)
 def _digit_run(length: int) -> re.Pattern[str]:
     return re.compile(f"[0-9]{{{length},}}")
@@ -111,14 +116,18 @@ def parse_json_body(
         raise InvalidRequest("The request body holds too many arrays and objects.")
     try:
         text = raw.decode("utf-8")
-        # A Python call per integer literal costs more than parsing it: only a body with
-        # a run of digits longer than the limit somewhere (in a string, perhaps) needs
-        # each literal checked.
-        too_long = _digit_run(max_integer_digits + 1).search(text) is not None
+        # A Python call per number literal costs more than parsing it: only a body with
+        # a run of digits longer than the limit, or an exponent of three digits,
+        # somewhere (in a string, perhaps) can hold an integer too long or a number that
+        # is not finite, and needs each literal checked.
+        risky = (
+            _digit_run(max_integer_digits + 1).search(text) is not None
+            or _LARGE_EXPONENT.search(text) is not None
+        )
         value = json.loads(
             text,
-            parse_int=bounded_int if too_long else None,
-            parse_float=_finite_float,
+            parse_int=bounded_int if risky else None,
+            parse_float=_finite_float if risky else None,
             parse_constant=_reject_constant,
         )
     except _Rejected as exc:

@@ -61,11 +61,13 @@ class HostileRequest:
     path: str
     token: str
     body: bytes | None
+    # The operation's own header parameters (If-Match), valid, so the body is read.
+    parameters: tuple[tuple[str, str], ...] = ()
 
     @property
     def headers(self) -> dict[str, str]:
-        """Authorization, and Content-Type for a body."""
-        headers = {"Authorization": f"Bearer {self.token}"}
+        """Authorization, the header parameters, and Content-Type for a body."""
+        headers = {"Authorization": f"Bearer {self.token}", **dict(self.parameters)}
         if self.body is not None:
             headers["Content-Type"] = "application/json"
         return headers
@@ -241,13 +243,23 @@ def hostile_requests(
     found: dict[str, list[HostileRequest]] = {}
     for operation in operations():
         path = path_for(operation, values)
+        parameters = tuple(
+            (param["name"], str(sample(param["schema"])))
+            for param in operation.parameters_in("header")
+        )
         requests: list[HostileRequest] = []
         if operation.body is not None:
             for name, body in _body_candidates(operation, budget):
                 assert len(body) <= budget, (operation.operation_id, name, len(body))
                 requests.append(
                     HostileRequest(
-                        operation.operation_id, name, operation.method, path, operation.token, body
+                        operation.operation_id,
+                        name,
+                        operation.method,
+                        path,
+                        operation.token,
+                        body,
+                        parameters,
                     )
                 )
             valid = _valid_max(operation, ids)
