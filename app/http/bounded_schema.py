@@ -50,22 +50,13 @@ def _over(validator: Any, instance: Any, schema: dict[str, Any], keyword: str, k
     return isinstance(limit, int) and validator.is_type(instance, kind) and len(instance) > limit
 
 
-def _array_members(original: Keyword) -> Keyword:
-    """``original`` skipped for an array longer than the schema's ``maxItems``."""
+def _members_of(original: Keyword, size: str, kind: str) -> Keyword:
+    """``original`` skipped for an instance of ``kind`` beyond the schema's ``size``
+    keyword (``maxItems`` for an array's items, ``maxProperties`` for an object's
+    members): the size keyword reports it."""
 
     def check(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Any:
-        if _over(validator, instance, schema, "maxItems", "array"):
-            return
-        yield from original(validator, value, instance, schema)
-
-    return check
-
-
-def _object_members(original: Keyword) -> Keyword:
-    """``original`` skipped for an object with more members than ``maxProperties``."""
-
-    def check(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Any:
-        if _over(validator, instance, schema, "maxProperties", "object"):
+        if _over(validator, instance, schema, size, kind):
             return
         yield from original(validator, value, instance, schema)
 
@@ -198,15 +189,16 @@ def _additional_properties(
 def bounded_validator(base: Any) -> Any:
     """``base`` (a Draft 4 validator class) with the bounded keywords of this module."""
     members = {
-        name: _object_members(_ORIGINAL[name]) for name in ("properties", "patternProperties")
+        name: _members_of(_ORIGINAL[name], "maxProperties", "object")
+        for name in ("properties", "patternProperties")
     }
     return extend(
         base,
         {
             **members,
-            "additionalProperties": _object_members(_additional_properties),
-            "items": _array_members(_ORIGINAL["items"]),
-            "uniqueItems": _array_members(_ORIGINAL["uniqueItems"]),
+            "additionalProperties": _members_of(_additional_properties, "maxProperties", "object"),
+            "items": _members_of(_ORIGINAL["items"], "maxItems", "array"),
+            "uniqueItems": _members_of(_ORIGINAL["uniqueItems"], "maxItems", "array"),
             "anyOf": _any_of,
             "oneOf": _one_of,
             "type": _type,

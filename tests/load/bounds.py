@@ -22,25 +22,19 @@ resident memory is read before and after.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import requests
 
-from app.config import SCHEMA
-from repositories.migrate import upgrade
 from tests.load.interleave import interleaved_rounds
 from tests.support.hostile import HostileRequest, hostile_requests, normal_request
-from tests.support.services import AppProcess, OpaServer, PostgresCluster, run_sql
-from tests.support.world import demo_world, load
+from tests.support.served import local_sources, serve_demo_world
+from tests.support.services import PostgresCluster
 
 __all__ = ["HEADING", "MULTIPLE", "Bounds", "add_arguments", "run", "section"]
 
@@ -118,38 +112,13 @@ def _call(session: requests.Session, base_url: str, request: HostileRequest) -> 
     return call
 
 
-@contextlib.contextmanager
-def _served(cluster: PostgresCluster, opa_url: str) -> Iterator[tuple[AppProcess, dict[str, str]]]:
-    run_sql(cluster.admin_url, f'CREATE DATABASE "{DATABASE}"')
-    database_url = cluster.url(DATABASE)
-    upgrade(database_url)
-    ids = load(database_url, demo_world())
-    env = {k: v for k, v in os.environ.items() if k != "CONFIG_FILE"}
-    env.update(
-        {
-            "DATABASE_URL": database_url,
-            "OPA_URL": opa_url,
-            "SERVER_WORKERS": "1",
-            "LOG_LEVEL": "WARNING",
-            "PYTHONUNBUFFERED": "1",
-            **{key.env_name: "0" for key in SCHEMA if key.name.startswith("rate_limit.")},
-        }
-    )
-    with (
-        tempfile.TemporaryDirectory(prefix="bench-bounds-") as work,
-        AppProcess.start(("app", "serve"), env, Path(work) / "app.log", name="bounds") as app,
-    ):
-        app.wait_ready()
-        yield app, ids
-
-
 def run(cluster: PostgresCluster, opa_url: str, args: argparse.Namespace) -> Bounds | None:
     """Measure on ``cluster`` (a database of its own) and ``opa_url``; None when skipped."""
     if args.bounds_rounds <= 0:
         return None
     started = time.monotonic()
     print(f"worst requests per operation, {args.bounds_rounds} rounds ...", file=sys.stderr)
-    with _served(cluster, opa_url) as (app, ids), requests.Session() as session:
+    with serve_demo_world(cluster, opa_url, DATABASE) as (app, ids), requests.Session() as session:
         session.trust_env = False
         candidates = [r for found in hostile_requests(ids).values() for r in found]
         normal = _call(session, app.base_url, normal_request(ids))
@@ -260,14 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
-    with contextlib.ExitStack() as stack:
-        cluster = PostgresCluster()
-        stack.callback(cluster.stop)
-        cluster.start()
-        opa = OpaServer()
-        stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
-        stack.callback(opa.stop)
-        opa.start()
+    with local_sources() as (cluster, opa):
         result = run(cluster, opa.url, args)
     if result is None:
         return 0

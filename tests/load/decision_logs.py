@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,9 +22,7 @@ from typing import Any
 
 import requests
 
-from repositories.migrate import upgrade
-from tests.support.services import AppProcess, OpaServer, PostgresCluster, run_sql
-from tests.support.world import demo_world, load
+from tests.support.served import local_sources, serve_demo_world
 
 __all__ = ["main"]
 
@@ -67,25 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=200, help="requests per kind")
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
-        cluster = PostgresCluster()
-        stack.callback(cluster.stop)
-        cluster.start()
-        opa = OpaServer()
-        stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
-        stack.callback(opa.stop)
-        opa.start()
-        run_sql(cluster.admin_url, 'CREATE DATABASE "volume"')
-        url = cluster.url("volume")
-        upgrade(url)
-        ids = load(url, demo_world())
-        env = {k: v for k, v in os.environ.items() if k != "CONFIG_FILE"}
-        env.update({"DATABASE_URL": url, "OPA_URL": opa.url, "SERVER_WORKERS": "1"})
-        env.update({"LOG_LEVEL": "WARNING", "RATE_LIMIT_CHAT_PER_MINUTE": "0"})
-        env.update({"RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0"})
-        env.update({"RATE_LIMIT_SESSION_CONTEXT_PER_MINUTE": "0"})
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="opa-volume-")))
-        app = stack.enter_context(AppProcess.start(("app", "serve"), env, work / "app.log"))
-        app.wait_ready()
+        cluster, opa = stack.enter_context(local_sources())
+        app, ids = stack.enter_context(serve_demo_world(cluster, opa.url, "volume"))
         session = stack.enter_context(requests.Session())
         session.trust_env = False
         base = app.base_url

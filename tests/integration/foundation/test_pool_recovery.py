@@ -9,6 +9,7 @@ that the restart really left the pools holding dead connections.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterator
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from repositories.migrate import upgrade
-from tests.conftest import start_app
+from tests.conftest import RunningService, start_app
 from tests.integration.foundation.conftest import extended_world, messages_path
 from tests.support.services import OpaServer, PostgresCluster, run_sql
 from tests.support.world import load
@@ -27,8 +28,15 @@ pytestmark = pytest.mark.integration
 IDLE_SECONDS = 0.5
 
 
-def _idle(seconds: float) -> dict[str, Any]:
-    return {"database.pool_ping_after_idle_seconds": seconds}
+@contextlib.contextmanager
+def _served(
+    cluster: PostgresCluster, opa: OpaServer, idle_seconds: float
+) -> Iterator[tuple[RunningService, dict[str, str]]]:
+    """The app on the cluster's database with the world, and the world's ids."""
+    ids = load(cluster.url("app"), extended_world())
+    overrides: dict[str, Any] = {"database.pool_ping_after_idle_seconds": idle_seconds}
+    with start_app(cluster.url("app"), opa.url, **overrides) as service:
+        yield service, ids
 
 
 @pytest.fixture
@@ -58,12 +66,7 @@ def _use_both_pools(service: Any, ids: dict[str, str]) -> list[int]:
 def test_a_restarted_database_costs_no_503_after_an_idle_wait(
     cluster: PostgresCluster, opa_server: OpaServer
 ) -> None:
-    ids = load(cluster.url("app"), extended_world())
-    with start_app(
-        cluster.url("app"),
-        opa_server.url,
-        **_idle(IDLE_SECONDS),
-    ) as service:
+    with _served(cluster, opa_server, IDLE_SECONDS) as (service, ids):
         assert _use_both_pools(service, ids) == [200, 201, 200]
 
         cluster.restart()
@@ -84,12 +87,7 @@ def _counting(ping: Callable[[Any], bool], pings: list[object]) -> Callable[[Any
 def test_only_a_connection_that_sat_idle_is_pinged(
     cluster: PostgresCluster, opa_server: OpaServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ids = load(cluster.url("app"), extended_world())
-    with start_app(
-        cluster.url("app"),
-        opa_server.url,
-        **_idle(IDLE_SECONDS),
-    ) as service:
+    with _served(cluster, opa_server, IDLE_SECONDS) as (service, ids):
         pings: list[object] = []
         for engine in (service.app.services.engine, service.app.services.read_engine):
             monkeypatch.setattr(engine.dialect, "do_ping", _counting(engine.dialect.do_ping, pings))
@@ -110,8 +108,7 @@ def test_only_a_connection_that_sat_idle_is_pinged(
 def test_without_the_check_a_restart_surfaces_once_as_a_503(
     cluster: PostgresCluster, opa_server: OpaServer
 ) -> None:
-    ids = load(cluster.url("app"), extended_world())
-    with start_app(cluster.url("app"), opa_server.url, **_idle(3600)) as service:
+    with _served(cluster, opa_server, 3600) as (service, ids):
         sam = service.client("tok-sam")
         general = messages_path(ids["support/general"])
         assert sam.get(general).status_code == 200
