@@ -139,4 +139,3 @@ def parse_json_body(
     if nesting_exceeds(value, max_depth):
         raise InvalidRequest("The request body is nested too deeply.")
     return value
-
