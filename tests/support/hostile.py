@@ -13,7 +13,7 @@ contract itself (so a new operation or array is covered on its own):
   must read past them);
 * ``long:<field>``: each text field at the limit, ending in a NUL and a surrogate;
 * ``flood:<array>``: each array of the body far beyond its ``maxItems``, with invalid
-  items;
+  items (numbers: a flood of objects is refused earlier, by ``http.max_json_containers``);
 * ``at-bound:<array>``: each array at exactly its ``maxItems``, every item invalid and
   as large as the budget allows (the most violations validation can find);
 * ``bag-numbers`` and ``bag-full`` (operations with an open bag): the bag's free JSON
@@ -162,7 +162,8 @@ def _with_text(base: dict[str, Any], name: str, length: int) -> dict[str, Any]:
 
 
 def _with_flood(base: dict[str, Any], path: tuple[str, ...], count: int) -> dict[str, Any]:
-    return _set(base, path, [{}] * count)
+    # Scalars of the wrong type: no container to count, so the array reaches validation.
+    return _set(base, path, [0] * count)
 
 
 def _at_bound(
