@@ -25,7 +25,7 @@ instructions or forge structure there.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 __all__ = [
     "MESSAGE_MAX",
@@ -91,12 +91,19 @@ class SdkError(Exception):
 
 
 class ApiProblem(SdkError):
-    """A Problem JSON answer: status, closed code, policy reason, correlation id."""
+    """A Problem JSON answer: status, closed code, policy reason, correlation id.
 
-    status: ClassVar[int] = 0
+    Attributes:
+        status: the HTTP status of the answer (``http_status`` is an alias kept for
+            callers of earlier versions).
+        code: the closed Problem code (``forbidden``, ``not_found``, ...).
+        reason: the policy's reason code on 403, else ``None``.
+        correlation_id: the answer's correlation id, to quote in a report.
+        problem: the whole Problem body.
+    """
 
     def __init__(self, status: int, problem: dict[str, Any]) -> None:
-        self.http_status = status
+        self.status = status
         self.code = str(problem.get("code", "internal_error"))
         self.reason: str | None = problem.get("reason")
         self.correlation_id: str | None = problem.get("correlation_id")
@@ -104,6 +111,11 @@ class ApiProblem(SdkError):
         detail = problem.get("detail") or problem.get("title") or "error"
         suffix = f" ({self.reason})" if self.reason else ""
         super().__init__(f"{status} {self.code}{suffix}: {detail}")
+
+    @property
+    def http_status(self) -> int:
+        """The HTTP status of the answer: the same as :attr:`status` (an older name)."""
+        return self.status
 
 
 class Unauthenticated(ApiProblem):

@@ -83,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(json.dumps(mapping, indent=2, sort_keys=True))
         return 0
+    from app.logs import configure_logging
+
+    # Before the server's imports: a library's warning at import is a JSON line too.
+    configure_logging(settings.text("log.level"))
     from app.observability.exposition import ListenerError
     from app.observability.tracing import TracingConfigError
     from app.server import serve

@@ -41,6 +41,8 @@ class Key:
     minimum: float | None = None
     # Accepts a parsed value or not (e.g. one of a few words, a URL scheme).
     check: Callable[[Any], bool] | None = None
+    # An upper bound where the contract states one (a maxItems that depends on the key).
+    maximum: float | None = None
 
     @property
     def env_name(self) -> str:
@@ -48,10 +50,10 @@ class Key:
         return self.name.upper().replace(".", "_").replace("-", "_")
 
     def parse(self, raw: Any, source: str) -> Any:
-        """Convert ``raw`` to the key's type and check its minimum.
+        """Convert ``raw`` to the key's type and check its minimum and maximum.
 
         Raises:
-            ConfigError: the value cannot be converted or lies below the minimum; the
+            ConfigError: the value cannot be converted or lies outside its bounds; the
                 message names the key and the source, never a secret value.
         """
         try:
@@ -73,6 +75,8 @@ class Key:
             raise ConfigError(
                 f"{self.name} ({source}): not an accepted value (see docs/configuration.md)"
             )
+        if self.maximum is not None and value > self.maximum:
+            raise ConfigError(f"{self.name} ({source}): must be at most {self.maximum:g}")
         return value
 
 
@@ -108,6 +112,16 @@ SCHEMA: tuple[Key, ...] = (
         "PostgreSQL URL of the service database (`postgresql://` is served by psycopg2).",
     ),
     Key("database.pool_size", int, 10, "Connections kept open per app process.", minimum=1),
+    Key(
+        "database.pool_ping_after_idle_seconds",
+        float,
+        10.0,
+        "A pooled connection that has been idle at least this long is checked with one "
+        "round trip when a request takes it; a dead one (the database restarted) is "
+        "replaced before the request uses it. Connections in steady use are never "
+        "checked, so the hot path gains no round trip; 0 checks on every checkout.",
+        minimum=0,
+    ),
     Key(
         "database.statement_timeout_ms",
         int,
@@ -151,6 +165,26 @@ SCHEMA: tuple[Key, ...] = (
         minimum=1,
     ),
     Key(
+        "http.max_json_containers",
+        int,
+        10000,
+        "Most arrays and objects in a JSON request body, counted on its bytes before it "
+        "is parsed; more is 400 invalid_request. Each costs the parser and the depth "
+        "check far more than its bytes: a megabyte of tiny arrays would cost a hundred "
+        "times a normal request.",
+        minimum=1,
+    ),
+    Key(
+        "http.max_validation_errors",
+        int,
+        20,
+        "Most violations a 422 validation_failed answer lists in `errors`; validation "
+        "stops collecting there and `errors_omitted` says how many more were found. The "
+        "contract's Problem.errors holds at most the maximum.",
+        minimum=1,
+        maximum=100,
+    ),
+    Key(
         "http.max_json_integer_digits",
         int,
         18,
@@ -189,13 +223,16 @@ SCHEMA: tuple[Key, ...] = (
         50,
         "Earlier messages in a run context when the channel sets no history_backfill_limit.",
         minimum=0,
+        maximum=1000,
     ),
     Key(
         "channel.history_backfill_limit_max",
         int,
         500,
-        "Upper bound applied to every channel's history_backfill_limit.",
+        "Upper bound applied to every channel's history_backfill_limit; at most the "
+        "contract's maxItems of thread_context and channel_context.",
         minimum=0,
+        maximum=1000,
     ),
     Key(
         "audit.deny_aggregate_window",
@@ -447,15 +484,16 @@ def render_reference() -> str:
         "(flat `key: value` pairs with the dotted names), then environment variables named",
         "after the key in upper case with dots as underscores.",
         "",
-        "| key | environment variable | type | default | minimum | meaning |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| key | environment variable | type | default | minimum | maximum | meaning |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for key in SCHEMA:
         minimum = "" if key.minimum is None else f"{key.minimum:g}"
         shown = str(key.default).lower() if isinstance(key.default, bool) else key.default
         default = "empty" if shown == "" else f"`{shown}`"
+        maximum = "" if key.maximum is None else f"{key.maximum:g}"
         lines.append(
             f"| `{key.name}` | `{key.env_name}` | {key.type.__name__} | {default} "
-            f"| {minimum} | {key.description} |"
+            f"| {minimum} | {maximum} | {key.description} |"
         )
     return "\n".join(lines) + "\n"

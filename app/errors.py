@@ -89,15 +89,26 @@ class InvalidRequest(ApiError):
 
 
 class ValidationFailed(ApiError):
-    """The request parses but breaks the schema or a semantic rule."""
+    """The request parses but breaks the schema or a semantic rule.
+
+    ``errors`` lists violations (path and fixed message); ``omitted`` counts further
+    violations that were found but not listed (``http.max_validation_errors``).
+    """
 
     status = 422
     code = "validation_failed"
     title = "Validation failed"
 
-    def __init__(self, detail: str | None = None, errors: list[FieldError] | None = None) -> None:
+    def __init__(
+        self,
+        detail: str | None = None,
+        errors: list[FieldError] | None = None,
+        *,
+        omitted: int = 0,
+    ) -> None:
         super().__init__(detail)
         self.errors = errors or []
+        self.omitted = omitted
 
 
 class MethodNotAllowed(ApiError):

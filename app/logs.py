@@ -7,7 +7,9 @@ SQLAlchemy, ...) are formatted with their arguments (``record.getMessage()``), s
 ``"Started server process [%d]"`` is written with its process id; a record whose
 arguments do not fit its format is written with its bare format string. Third-party
 loggers that echo request values (Connexion's validators, uvicorn's access log) are
-raised to WARNING, and an exception is written by its type only.
+raised to WARNING, and an exception is written by its type only. Python warnings
+(``warnings.warn``, a library's deprecation notice at import) are log records too
+(logger ``py.warnings``), so nothing but JSON lines reaches the stream.
 """
 
 from __future__ import annotations
@@ -81,12 +83,17 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(level: str = "INFO", stream: object = None) -> None:
-    """Send every logger's records to ``stream`` (stderr) as JSON lines."""
+    """Send every logger's records, Python warnings included, to ``stream`` (stderr)
+    as JSON lines."""
     handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers = [handler]
     root.setLevel(level.upper())
+    # warnings.showwarning would print two plain lines (the warning and its source).
+    # Released first: captureWarnings(True) does nothing while it holds an earlier hook.
+    logging.captureWarnings(False)
+    logging.captureWarnings(True)
     for noisy in ("connexion", "openapi_spec_validator", "uvicorn.access", "urllib3"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     # SQLAlchemy logs result rows (content) at DEBUG; statements at INFO carry no

@@ -8,7 +8,9 @@ The order of work for a request, outermost first:
    most ``http.max_body_bytes`` (413 otherwise, checked as the chunks arrive);
 2. :class:`~app.http.correlation.CorrelationMiddleware`: correlation id, access log,
    the request metric and the request span's name (``app/observability/requests.py``);
-3. Connexion: routing, then security (``app.auth.bearer_info``: one SQL statement,
+3. :class:`~app.http.edge.EdgeMiddleware`: media types in lower case, a trailing slash
+   answered 404 like any unknown path (never a redirect);
+4. Connexion: routing, then security (``app.auth.bearer_info``: one SQL statement,
    401 with ``WWW-Authenticate: Bearer``), then
    :class:`~app.http.admission.AdmissionMiddleware` (rate limit, Content-Type),
    then request validation, the first step that reads the body
@@ -58,8 +60,8 @@ from app.errors import (
 from app.http.admission import AdmissionMiddleware
 from app.http.body_limit import BodyLimitMiddleware
 from app.http.correlation import CorrelationMiddleware
-from app.http.encoding import dumps
-from app.http.problem import problem_body, problem_headers
+from app.http.edge import EdgeMiddleware
+from app.http.problem import encode_problem, problem_body, problem_headers
 from app.http.routes import SPEC_PATH, MethodIndex, load_routes, load_spec
 from app.http.validation import validator_map
 from app.observability.requests import ObservedRequests
@@ -151,7 +153,7 @@ def _error_handler(methods: MethodIndex) -> Any:
             log.error("request failed", extra={"status": error.status, "error": detail})
         return ConnexionResponse(
             status_code=error.status,
-            body=dumps(problem_body(error)),
+            body=encode_problem(problem_body(error)),
             content_type="application/problem+json",
             headers=problem_headers(error),
         )
@@ -200,8 +202,9 @@ class Application:
             if services.metrics is not None or services.tracing is not None
             else None
         )
+        edge = EdgeMiddleware(self._with_services, open_prefixes=(SWAGGER_UI_PATH + "/",))
         asgi: ASGIApp = BodyLimitMiddleware(
-            CorrelationMiddleware(self._with_services, observer),
+            CorrelationMiddleware(edge, observer),
             services.settings.integer("http.max_body_bytes"),
         )
         if services.tracing is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from prometheus_client import CollectorRegistry
@@ -26,7 +26,6 @@ from prometheus_client import CollectorRegistry
 from app.config import Settings, load_settings
 from app.http.protocol import server_options
 from app.logs import configure_logging
-from app.main import Application, create_app
 from app.observability.exposition import (
     MULTIPROCESS_ENV,
     MetricsListener,
@@ -36,6 +35,12 @@ from app.observability.exposition import (
     start_listener,
 )
 from app.observability.tracing import tracing_exporters, tracing_from_environment
+
+if TYPE_CHECKING:
+    # Imported where it is used: each worker process imports this module by name, and
+    # Connexion (which app.main imports) warns at import; the worker's JSON logging
+    # must be in place first.
+    from app.main import Application
 
 __all__ = ["app_from_environment", "serve", "worker_count"]
 
@@ -57,6 +62,8 @@ def app_from_environment() -> Application:
     """
     settings = load_settings()
     configure_logging(settings.text("log.level"))
+    from app.main import create_app
+
     return create_app(settings, tracing=tracing_from_environment())
 
 
@@ -92,6 +99,8 @@ def serve(settings: Settings) -> None:
     directory, made = prepare_multiprocess_directory() if multiprocess else ("", False)
     listener: MetricsListener | None = None
     tracing = tracing_from_environment() if workers == 1 else None
+    from app.main import create_app
+
     try:
         if workers == 1:
             app = create_app(settings, tracing=tracing)

@@ -61,6 +61,7 @@ from app.usecases.session_context import ResolveSessionContext
 from app.usecases.workspaces import ProvisionWorkspace
 from repositories import make_engine
 from repositories.audit import SqlDenialAudit
+from repositories.engine import ping_after_idle
 from repositories.unit_of_work import GuardedUnitOfWork, UnitOfWork
 
 __all__ = ["Services", "UseCases", "build_services", "current_services", "services_var"]
@@ -132,8 +133,8 @@ def _engines(settings: Settings, metrics: Metrics | None) -> tuple[Engine, Engin
             settings.text("database.url"),
             pool_size=settings.integer("database.pool_size"),
             max_overflow=settings.integer("database.pool_size"),
-            # No ping per checkout: it costs a round trip on every request, and a stale
-            # connection already fails closed (503) and is replaced by the pool.
+            # No ping per checkout (a round trip on every request): ping_after_idle
+            # below checks only connections that sat idle in the pool.
             pool_pre_ping=False,
             pool_recycle=1800,
             # LIFO keeps the few connections a quiet process needs warm (their prepared
@@ -148,6 +149,7 @@ def _engines(settings: Settings, metrics: Metrics | None) -> tuple[Engine, Engin
             },
             **options,
         )
+        ping_after_idle(engine, settings.number("database.pool_ping_after_idle_seconds"))
         if metrics is not None:
             observe_pool(engine, metrics.pools[pool])
         return engine

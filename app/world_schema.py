@@ -29,12 +29,17 @@ from repositories.models import (
     SCAN_STATUSES,
 )
 
-__all__ = ["NAME_PATTERN", "WORLD_SCHEMA"]
+__all__ = ["MAX_ATTACHMENTS", "MAX_PERMISSIONS", "NAME_PATTERN", "WORLD_SCHEMA"]
 
 # Handles, keys and names: no "/", ":" or "#", because those separate the parts of
 # references such as "channel:support/general" and mapping keys such as
 # "support/general#main".
 NAME_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
+# The contract's bounds of what a world puts into answers: a message's attachments
+# (maxItems of Message.attachments) and a principal's permissions (maxItems of
+# SessionResolveResponse.permissions). The world file is the only writer of both.
+MAX_ATTACHMENTS: Final = 100
+MAX_PERMISSIONS: Final = 200
 _CHANNEL_PATH = rf"{NAME_PATTERN}/{NAME_PATTERN}"
 
 
@@ -51,10 +56,14 @@ def _object(required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _list_of(item: dict[str, Any], *, unique: bool = False) -> dict[str, Any]:
+def _list_of(
+    item: dict[str, Any], *, unique: bool = False, max_items: int | None = None
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "array", "items": item}
     if unique:
         schema["uniqueItems"] = True
+    if max_items is not None:
+        schema["maxItems"] = max_items
     return schema
 
 
@@ -87,7 +96,7 @@ _MESSAGE = _object(
         "at": _ref("datetime"),
         "system_code": _NON_EMPTY,
         "client_request_id": _NON_EMPTY,
-        "attachments": _list_of(_ref("attachment")),
+        "attachments": _list_of(_ref("attachment"), max_items=MAX_ATTACHMENTS),
     },
 )
 
@@ -150,7 +159,7 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "status": _enum(PRINCIPAL_STATUSES),
                 "owner": _BOOL,
                 "token": _ref("token"),
-                "permissions": _list_of(_ref("permission"), unique=True),
+                "permissions": _list_of(_ref("permission"), unique=True, max_items=MAX_PERMISSIONS),
             },
         ),
         "agent": _object(
@@ -165,7 +174,7 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "acting_for": _enum(ACTING_FOR_VALUES),
                 "status": _enum(PRINCIPAL_STATUSES),
                 "token": _ref("token"),
-                "permissions": _list_of(_ref("permission"), unique=True),
+                "permissions": _list_of(_ref("permission"), unique=True, max_items=MAX_PERMISSIONS),
             },
         ),
         "app": _object(
@@ -176,7 +185,7 @@ WORLD_SCHEMA: Final[dict[str, Any]] = {
                 "display_name": _NON_EMPTY,
                 "status": _enum(PRINCIPAL_STATUSES),
                 "token": _ref("token"),
-                "permissions": _list_of(_ref("permission"), unique=True),
+                "permissions": _list_of(_ref("permission"), unique=True, max_items=MAX_PERMISSIONS),
             },
         ),
         "runner": _object(

@@ -8,14 +8,17 @@ is built. Keeping that rewrite in one place means no caller has to know about it
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 import psycopg2.extras
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import ConnectionPoolEntry
 
-__all__ = ["make_engine", "normalize_database_url"]
+__all__ = ["make_engine", "normalize_database_url", "ping_after_idle"]
 
 # json columns (fact bundles, attachment lists) are parsed with orjson: several per
 # request, and the stdlib parser is the slower one (ADR 0009).
@@ -61,3 +64,38 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     kwargs.setdefault("pool_pre_ping", True)
     kwargs.setdefault("hide_parameters", True)
     return create_engine(normalize_database_url(url), **kwargs)
+
+
+_IDLE_SINCE = "idle_since"
+
+
+def ping_after_idle(
+    engine: Engine, idle_seconds: float, clock: Callable[[], float] = time.monotonic
+) -> None:
+    """Check a pooled connection with one round trip when it is taken after idling.
+
+    A connection that went back to the pool at least ``idle_seconds`` ago is pinged
+    (``SELECT 1``, in autocommit so no transaction is left open) when it is checked
+    out. A dead one (the database restarted while the process was quiet) invalidates
+    the pool's connections from before now, and the checkout continues on a new
+    connection, so the request never sees the stale one. A connection in steady use
+    goes back and out again within the threshold and is never pinged: the hot path
+    keeps its round trips. A new connection is not pinged either.
+
+    This replaces SQLAlchemy's ``pool_pre_ping``, which pings on every checkout.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi: Any, record: ConnectionPoolEntry) -> None:
+        record.info[_IDLE_SINCE] = clock()
+
+    @event.listens_for(engine, "checkout")
+    def _taken(dbapi: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:
+        since = record.info.pop(_IDLE_SINCE, None)
+        if since is None or clock() - since < idle_seconds:
+            return
+        try:
+            engine.dialect.do_ping(dbapi)
+        except engine.dialect.loaded_dbapi.Error as error:
+            # The pool invalidates every connection older than now and reconnects.
+            raise exc.InvalidatePoolError() from error

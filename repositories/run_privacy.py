@@ -29,7 +29,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.expression import bindparam
 
-from app.domain.privacy import CEILING_KINDS
+from app.domain.privacy import CEILING_KINDS, MAX_ATTEMPTS
 from app.policy.inputs import FactBundle
 from repositories.facts import as_bundle, bundle_sql
 
@@ -186,12 +186,14 @@ _ATTEMPT = text(
     """
 )
 
-# The attempt's position is the length of the array after appending, in one statement.
+# The attempt's position is the length of the array after appending, in one statement;
+# a run that holds MAX_ATTEMPTS already appends nothing (and so returns no row).
 _APPEND_ATTEMPT = text(
     """
     WITH appended AS (
       UPDATE runs SET attempted_provider_ids = array_append(attempted_provider_ids, :provider_id)
       WHERE id = CAST(:run_id AS uuid)
+        AND cardinality(attempted_provider_ids) < :max_attempts
       RETURNING id, cardinality(attempted_provider_ids) AS position
     )
     INSERT INTO run_provider_attempts (run_id, attempt_id, position, provider_id, kind)
@@ -360,10 +362,11 @@ class RunPrivacyRepository:
 
     def append_attempt(
         self, locked: LockedRun, *, attempt_id: str, provider_id: str, kind: str
-    ) -> int:
+    ) -> int | None:
         """Append the provider to the run's attempted ids and record the attempt id.
 
-        Returns the attempt's position (1-based).
+        Returns the attempt's position (1-based), or ``None`` when the run already
+        holds :data:`MAX_ATTEMPTS` attempts (nothing is written).
         """
         self._check(locked)
         position = self._conn.execute(
@@ -373,9 +376,10 @@ class RunPrivacyRepository:
                 "attempt_id": attempt_id,
                 "provider_id": provider_id,
                 "kind": kind,
+                "max_attempts": MAX_ATTEMPTS,
             },
-        ).scalar_one()
-        return int(position)
+        ).scalar_one_or_none()
+        return None if position is None else int(position)
 
     def steps(self, locked: LockedRun) -> list[StepRow]:
         """Every step payload of the run, in order."""

@@ -1,6 +1,7 @@
 """The agent's comms tools, ``comms_post_message`` and ``comms_list_messages``.
 
-Exactly the parameter rules of seed 002 (T3): ``text`` must be non-blank; an omitted
+Exactly the parameter rules of seed 002 (T3): ``text`` must be non-blank (and, like
+every text the relay stores, hold no NUL or unpaired surrogate); an omitted
 ``channel_id`` means the home channel, while an empty or blank one is rejected (a
 model whose lookup returned ``""`` must learn it was wrong, not post to its home
 channel); ``limit`` is an integer from 1 to 100, default 50; ``before_message_id``
@@ -16,6 +17,7 @@ ask-answering tool, and the call union cannot express one.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -30,6 +32,7 @@ __all__ = ["CONTENT_MAX", "LIMIT_DEFAULT", "LIMIT_MAX", "CommsTool", "create_com
 CONTENT_MAX: Final = 65536
 LIMIT_DEFAULT: Final = 50
 LIMIT_MAX: Final = 100
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 _CHANNEL_ID: Final = {
     "type": "string",
@@ -135,6 +138,9 @@ def _text(name: str, params: Mapping[str, Any], key: str, *, required: bool) -> 
     if not isinstance(value, str) or not value.strip():
         what = "omit it for your home channel" if key == "channel_id" else "it must not be blank"
         raise ToolParameterError(f"{name}: {key} must be a non-blank string ({what})")
+    if "\x00" in value or _SURROGATE.search(value) is not None:
+        # The relay refuses such text in band; it cannot even be encoded as UTF-8 JSON.
+        raise ToolParameterError(f"{name}: {key} holds a NUL or an unpaired surrogate")
     return value
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     AfterValidator,
@@ -33,7 +33,11 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 __all__ = [
     "IDENTIFIER_MAX_LENGTH",
     "IDENTIFIER_PATTERN",
+    "MAX_CONTEXT_MEMBERS",
+    "MAX_ENTRY_MEMBERS",
     "MAX_INTEGER",
+    "MAX_JSON_ITEMS",
+    "MAX_JSON_MEMBERS",
     "SURFACE_KEY_MAX_LENGTH",
     "SURFACE_KEY_PATTERN",
     "BoundedInt",
@@ -42,6 +46,7 @@ __all__ = [
     "OpenContract",
     "RouteValue",
     "SurfaceKey",
+    "check_json_bounds",
     "is_surface_key",
     "nested_error",
 ]
@@ -113,6 +118,57 @@ RouteValue = Annotated[StrictStr | BoundedInt | StrictBool, AfterValidator(_rout
 """The value of a navigation parameter: an identifier, an integer or a boolean."""
 
 
+MAX_JSON_ITEMS = 200
+"""Values one array of free JSON in a bag may hold (``JsonValue`` in the spec)."""
+
+MAX_JSON_MEMBERS = 64
+"""Members one object of free JSON may hold: a provider, tool params, a ``JsonValue``."""
+
+MAX_ENTRY_MEMBERS = 32
+"""Members of one entry of a provider's list (a surface, a client tool)."""
+
+MAX_CONTEXT_MEMBERS = 16
+"""Top-level members of the context bag (``version``, ``providers`` and newer ones)."""
+
+
+def check_json_bounds(value: Any) -> None:
+    """Refuse free JSON with an array beyond :data:`MAX_JSON_ITEMS` values or an object
+    beyond :data:`MAX_JSON_MEMBERS` members, at any depth.
+
+    The bounds of the spec's ``JsonValue``: the work one bag can cause is bounded.
+    Iterative, so a deep value cannot exhaust the stack.
+
+    Raises:
+        PydanticCustomError: a bound is exceeded.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if len(item) > MAX_JSON_MEMBERS:
+                raise _json_bounds()
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            if len(item) > MAX_JSON_ITEMS:
+                raise _json_bounds()
+            stack.extend(item)
+
+
+def _json_bounds() -> PydanticCustomError:
+    return PydanticCustomError(
+        "json_bounds",
+        "free JSON holds at most {items} values per array and {members} members per object",
+        {"items": MAX_JSON_ITEMS, "members": MAX_JSON_MEMBERS},
+    )
+
+
+def _bounded_object(data: Any, members: int) -> None:
+    if isinstance(data, dict) and len(data) > members:
+        raise PydanticCustomError(
+            "too_many_members", "at most {members} members", {"members": members}
+        )
+
+
 class _Contract(BaseModel):
     """Frozen, strict, and no JSON ``null`` for a declared field."""
 
@@ -132,9 +188,25 @@ class _Contract(BaseModel):
 
 
 class OpenContract(_Contract):
-    """A contract that ignores unknown fields (forward compatible: newer senders)."""
+    """A contract that ignores unknown fields (forward compatible: newer senders).
+
+    Open, but bounded like the spec's open objects: at most :attr:`max_members`
+    members, and the values of unknown ones within :func:`check_json_bounds`.
+    """
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+    max_members: ClassVar[int] = MAX_JSON_MEMBERS
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded(cls, data: Any) -> Any:
+        _bounded_object(data, cls.max_members)
+        if isinstance(data, dict):
+            declared = {field.alias or name for name, field in cls.model_fields.items()}
+            for key, value in data.items():
+                if key not in declared:
+                    check_json_bounds(value)
+        return data
 
 
 class ClosedContract(_Contract):

@@ -33,9 +33,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import Field, PrivateAttr, StrictInt, StrictStr, ValidationError
+from pydantic import Field, PrivateAttr, StrictInt, StrictStr, ValidationError, field_validator
 
-from agent_sdk.contracts._base import MAX_INTEGER, OpenContract, SurfaceKey, nested_error
+from agent_sdk.contracts._base import (
+    MAX_CONTEXT_MEMBERS,
+    MAX_ENTRY_MEMBERS,
+    MAX_INTEGER,
+    OpenContract,
+    SurfaceKey,
+    check_json_bounds,
+    nested_error,
+)
 
 __all__ = [
     "KNOWN_PROVIDERS",
@@ -66,6 +74,8 @@ class SurfaceEntry(OpenContract):
         required_permission: The client's claim of what the surface needs. The server
             never trusts it: the surface registry owns each key's permission.
     """
+
+    max_members: ClassVar[int] = MAX_ENTRY_MEMBERS
 
     surface_key: SurfaceKey
     title: StrictStr | None = Field(default=None, max_length=_TEXT)
@@ -132,6 +142,8 @@ class PermissionsProvider(OpenContract):
 class ClientToolEntry(OpenContract):
     """One tool the client says it can execute (an entry of ``clientTools.tools``)."""
 
+    max_members: ClassVar[int] = MAX_ENTRY_MEMBERS
+
     name: StrictStr = Field(min_length=1, max_length=_NAME)
 
 
@@ -165,11 +177,25 @@ class AgentSessionContext(OpenContract):
         providers: Every provider by key, each a JSON object, kept as sent.
     """
 
+    max_members: ClassVar[int] = MAX_CONTEXT_MEMBERS
+
     version: StrictInt = Field(ge=1, le=MAX_INTEGER)
     providers: dict[StrictStr, dict[StrictStr, Any]] = Field(max_length=MAX_PROVIDERS)
 
     _parsed: dict[str, OpenContract] = PrivateAttr(default_factory=dict)
     _title: ClassVar[str] = "AgentSessionContext"
+
+    @field_validator("providers")
+    @classmethod
+    def _unknown_providers_are_bounded(
+        cls, providers: dict[str, dict[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        # A known provider is bounded by its model when it is read; one this version
+        # does not know is kept raw, within the bounds of free JSON.
+        for key, raw in providers.items():
+            if key not in KNOWN_PROVIDERS:
+                check_json_bounds(raw)
+        return providers
 
     def _typed(self, key: str, model: type[_Provider]) -> _Provider | None:
         raw = self.providers.get(key)

@@ -31,6 +31,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -39,6 +40,7 @@ from agent_sdk.contracts._base import (
     Identifier,
     RouteValue,
     SurfaceKey,
+    check_json_bounds,
     nested_error,
 )
 
@@ -121,6 +123,12 @@ class AgentToolIntent(ClosedContract):
     name: StrictStr = Field(min_length=1, max_length=128)
     plane: ToolPlane
     params: dict[StrictStr, Any]
+
+    @field_validator("params")
+    @classmethod
+    def _params_are_bounded(cls, params: dict[str, Any]) -> dict[str, Any]:
+        check_json_bounds(params)
+        return params
 
     # The typed params once parsed, as in AgentSessionContext (a 1-tuple: ``None`` is a
     # valid result). Validation fills it; the server's policy input reuses it.

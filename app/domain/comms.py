@@ -5,7 +5,10 @@ types) is checked by the OpenAPI schema and answered with Problem JSON; the *val
 of a call are checked here, with the same bounds as the messages API
 (``PostMessageRequest`` and the ``limit``/``before_message_id`` parameters; a
 contract test pins that they agree), and a violation becomes an in-band
-``validation_failed`` answer, like every other failure of the call itself.
+``validation_failed`` answer, like every other failure of the call itself: text
+PostgreSQL cannot store (NUL, an unpaired surrogate) included, which the HTTP layer
+leaves to the call (``x-unstorable-text-in-band``). Ids are handed on in lower case,
+like every id the HTTP layer validates.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from app.domain.text import is_unstorable
 from app.errors import ApiError, FieldError, Forbidden, RateLimited, ValidationFailed
 
 __all__ = [
@@ -90,7 +94,7 @@ def _channel(args: Mapping[str, Any], path: str, errors: list[FieldError]) -> st
         )
     elif not is_uuid(value):
         errors.append({"path": f"{path}/channel_id", "message": "violates 'format'"})
-    return value
+    return value.lower()
 
 
 def _optional_uuid(
@@ -101,7 +105,7 @@ def _optional_uuid(
     value = str(args[name])
     if not is_uuid(value):
         errors.append({"path": f"{path}/{name}", "message": "violates 'format'"})
-    return value
+    return value.lower()
 
 
 def _post(args: Mapping[str, Any]) -> PostCall:
@@ -112,6 +116,8 @@ def _post(args: Mapping[str, Any]) -> PostCall:
     if not 1 <= len(content) <= CONTENT_MAX:
         keyword = "minLength" if not content else "maxLength"
         errors.append({"path": f"{path}/content_md", "message": f"violates '{keyword}'"})
+    elif is_unstorable(content):
+        errors.append({"path": f"{path}/content_md", "message": "NUL or unpaired surrogate"})
     key = str(args.get("client_request_id", ""))
     if len(key) > CLIENT_REQUEST_ID_MAX:
         errors.append({"path": f"{path}/client_request_id", "message": "violates 'maxLength'"})

@@ -21,6 +21,7 @@ __all__ = [
     "ATTEMPT_KINDS",
     "CEILING_KINDS",
     "CEILING_LEVELS",
+    "MAX_ATTEMPTS",
     "PROVIDER_ID_PATTERN",
     "RETENTION_MARKER",
     "STEP_PARTS",
@@ -41,6 +42,9 @@ TASK_KEY_PATTERN: Final = r"[a-z0-9][a-z0-9._-]{0,63}"
 ATTEMPT_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 
 ATTEMPT_KINDS: Final = ("chat", "tool")
+# Attempts one run records at most (the contract's maxItems of attempted_provider_ids):
+# what a privacy read answers and a reconciliation rereads stays bounded.
+MAX_ATTEMPTS: Final = 1000
 CEILING_KINDS: Final = ("audit_content", "background_answer")
 # The level names of the scale in policies/privacy/scale/scale.rego, listed strictest
 # first for readers. Only used to validate input and answers: the order, the global

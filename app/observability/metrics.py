@@ -76,6 +76,8 @@ disable_created_metrics()  # type: ignore[no-untyped-call]  # untyped upstream
 NAMESPACE = "agent_authz"
 # The label value for anything outside its closed set.
 OTHER = "other"
+# The reason of every allow (policies/authz/results: allowed).
+ALLOWED = "allowed"
 # The operation of a request that no operation of the contract matched (unknown path,
 # undeclared method, the spec document, Swagger UI); the access log says the same.
 UNMATCHED = "unmatched"
@@ -267,6 +269,28 @@ class Metrics:
         self._active_revision: str | None = None
         # Series that alerts and dashboards compare against exist from the start at 0,
         # so rate() and absent-series rules work before the first failure.
+        self._start_at_zero()
+
+    def _start_at_zero(self) -> None:
+        """Create every series of a closed label set at 0, in every worker.
+
+        A counter series that first appears with the value 1 has no increase: an
+        alert on ``increase(...) > 0`` would miss a process's first filter mismatch,
+        and with several workers a metric nobody counted yet would not even be
+        exposed. So each series exists from the start (in multiprocess mode each
+        worker writes its zeros to its file). Only combinations the policies can
+        produce are created: an allow has the reason ``allowed``, a denial any other.
+        """
+        labels = self.labels
+        denial_reasons = sorted(labels.reasons - {ALLOWED})
+        for action in sorted(labels.actions):
+            if ALLOWED in labels.reasons:
+                self._decisions.labels(action, "true", ALLOWED)
+            for reason in denial_reasons:
+                self._decisions.labels(action, "false", reason)
+                self._audit_writes.labels(action, reason)
+        for action in sorted(FILTER_MODE_ACTIONS & labels.actions):
+            self._filter_mismatches.labels(action)
         for source in FAIL_CLOSED_SOURCES:
             self._fail_closed.labels(source)
         for entrypoint in sorted(labels.entrypoints):

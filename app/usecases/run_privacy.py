@@ -41,6 +41,8 @@ from sqlalchemy.exc import DBAPIError
 
 from app.domain.privacy import (
     CEILING_KINDS,
+    CEILING_LEVELS,
+    MAX_ATTEMPTS,
     is_attempt_id,
     is_provider_id,
     parse_if_match,
@@ -345,7 +347,8 @@ class RecordProviderAttempt(_GuardedUseCase):
         Raises:
             ValidationFailed: a malformed provider or attempt id.
             NotFound: unknown run, ended run, or not the run's agent.
-            Conflict: ``attempt_id`` was recorded for another provider or kind.
+            Conflict: ``attempt_id`` was recorded for another provider or kind, or the
+                run holds :data:`~app.domain.privacy.MAX_ATTEMPTS` attempts already.
             Forbidden: unknown provider (``unknown_provider``).
             ServiceUnavailable: unreadable policy or content, lock timeout, missing
                 schema.
@@ -370,9 +373,11 @@ class RecordProviderAttempt(_GuardedUseCase):
                 guard.authorizer.refuse(actor, action, _run_resource(run), verdict.decision)
             applied = guard.apply(guarded, verdict)
             if previous is None:
-                guarded.repo.append_attempt(
+                position = guarded.repo.append_attempt(
                     run, attempt_id=attempt_id, provider_id=provider_id, kind=kind
                 )
+                if position is None:
+                    raise Conflict(f"The run has recorded the most attempts ({MAX_ATTEMPTS}).")
             guarded.unit.commit()
         return {"outcome": "go", "ceilings": ceilings_view(_stored(applied.ceilings))}
 
@@ -446,6 +451,26 @@ class RotateRunEnvelope(_GuardedUseCase):
         return version
 
 
+def _check_readable(snapshot: PrivacySnapshot) -> None:
+    """Refuse (503) a stored state the contract cannot express.
+
+    Only the shapes are checked, against the level names and the id pattern; what a
+    level means is the policies' (``policies/privacy``). A run written outside the
+    service could hold anything, and an unknown level must not leave as a value
+    outside the contract's enum when the guarded calls on the same run refuse it.
+    """
+    levels_ok = all(
+        ceiling.level in CEILING_LEVELS and isinstance(ceiling.explicit, bool)
+        for ceiling in snapshot.ceilings.values()
+    )
+    ids = snapshot.attempted_provider_ids
+    ids_ok = len(ids) <= MAX_ATTEMPTS and all(is_provider_id(item) for item in ids)
+    if not (levels_ok and ids_ok):
+        raise _refuse(
+            "state_unreadable", snapshot.run_id, "The run's privacy state cannot be read."
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class PrivacyView:
     """``getRunPrivacy``: the body and the envelope version for the ETag."""
@@ -471,7 +496,10 @@ class ReadRunPrivacy:
 
         Raises:
             NotFound: unknown run, ended run, or not the run's agent.
-            ServiceUnavailable: the privacy schema is missing.
+            ServiceUnavailable: the privacy schema is missing, or the stored state is
+                unreadable (a level not on the scale, an id that is not a provider
+                id, more attempts than a run records): the read fails closed, as
+                attempts and writes on that run do.
         """
         with self._reader() as uow:
             with _refusing(run_id):
@@ -479,6 +507,7 @@ class ReadRunPrivacy:
             if snapshot is None:
                 raise NotFound()
             self._authorizer.require(actor, action, _run_resource(snapshot), snapshot.facts)
+        _check_readable(snapshot)
         body: dict[str, Any] = {"attempted_provider_ids": list(snapshot.attempted_provider_ids)}
         if set(snapshot.ceilings) == set(CEILING_KINDS):
             body["ceilings"] = ceilings_view(snapshot.ceilings)

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_sdk.contracts import SessionResolveRequest, SessionResolveResponse
+from app.domain.echo import echo, join_path
 from app.errors import FieldError, ValidationFailed
 from app.policy import PolicyGateway, SessionContextVerdict, resources
 from app.policy.inputs import FactBundle, IntentRef, SessionContextInput
@@ -36,11 +37,12 @@ __all__ = ["ResolveSessionContext", "parse_request", "policy_input", "resolution
 
 
 def _violations(error: ValidationError) -> list[FieldError]:
-    # Paths and error types only: a message or input may quote what the client sent.
+    # Paths and error types only: a message or input may quote what the client sent,
+    # and a path may hold a key the client chose (escaped and cut by join_path).
     return [
         {
-            "path": "/".join(["body", *(str(part) for part in item["loc"])]),
-            "message": f"violates '{item['type']}'",
+            "path": join_path("body", item["loc"]),
+            "message": f"violates '{echo(item['type'])}'",
         }
         for item in error.errors(include_url=False, include_context=False, include_input=False)
     ]

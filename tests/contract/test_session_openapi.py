@@ -88,6 +88,10 @@ def _frozen() -> dict[str, Any]:
 ACCEPTED = [
     _frozen(),
     _request(),
+    # At the bounds of open bags and free JSON.
+    {"context": {"version": 1, "providers": {}, **{f"f{i}": 1 for i in range(14)}}, "intents": []},
+    _request({"deadlines": {f"k{i}": list(range(200)) for i in range(64)}}),
+    _request(None, {"name": "x", "plane": "server", "params": {f"k{i}": 1 for i in range(64)}}),
     {
         "context": {"version": 7, "later": {"a": 1}, "providers": {"deadlines": {"x": [1]}}},
         "intents": [],
@@ -148,6 +152,21 @@ REJECTED = [
         },
     ),
     _request(None, *[_navigate({"surface_key": "home"})] * 33),
+    # The bounds of open bags and free JSON (issue 19).
+    {"context": {"version": 1, "providers": {}, **{f"f{i}": 1 for i in range(15)}}, "intents": []},
+    _request({"deadlines": {f"k{i}": 1 for i in range(65)}}),
+    _request(
+        {
+            "surface": {
+                "available_surfaces": [{"surface_key": "home", **{f"k{i}": 1 for i in range(32)}}]
+            }
+        }
+    ),
+    _request({"surface": {f"k{i}": 1 for i in range(65)}}),
+    _request({"deadlines": {"items": list(range(201))}}),
+    _request({"deadlines": {"deep": [[{f"k{i}": 1 for i in range(65)}]]}}),
+    _request(None, {"name": "x", "plane": "server", "params": {f"k{i}": 1 for i in range(65)}}),
+    _request(None, {"name": "x", "plane": "server", "params": {"a": [list(range(201))]}}),
 ]
 
 

@@ -78,7 +78,7 @@ from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
 from app.world import load_world_data
 from repositories.migrate import upgrade
-from tests.load import floor, operations, overhead, provenance, ratelimit
+from tests.load import bounds, floor, operations, overhead, provenance, ratelimit
 from tests.load.interleave import interleaved_rounds
 from tests.load.trivial import TRIVIAL_INPUT, TRIVIAL_PATH, opa_process, trivial_opa
 from tests.support.services import (
@@ -1936,6 +1936,7 @@ def _parser() -> argparse.ArgumentParser:
     overhead.add_arguments(parser)
     ratelimit.add_arguments(parser)
     provenance.add_arguments(parser)
+    bounds.add_arguments(parser)
     return parser
 
 
@@ -2161,6 +2162,7 @@ def main(argv: list[str] | None = None) -> int:
         # ------------------------------------------------------------------------------
         # Rate limiter, memory against Redis (issue 25): tests/load/ratelimit.py.
         rate_limit_section = ratelimit.from_bench(args, database_url, runs[REFERENCE], AGENT_TOKEN)
+        bounds_result = bounds.run(cluster, opa.url, args)  # issue 19: tests/load/bounds.py
 
     seconds = time.monotonic() - clock
     facts["load average at start / end"] = f"{load_at_start} / {load_average()}"
@@ -2177,6 +2179,8 @@ def main(argv: list[str] | None = None) -> int:
         hot=(op_results, op_costs, trivial_by_c, op_interleaved),
     )
     report += rate_limit_section
+    if bounds_result is not None:
+        report += "\n" + bounds.section(bounds_result)
     if revision_result is not None:
         report += "\n" + provenance.provenance_section(revision_result)
     if overhead_result is not None:

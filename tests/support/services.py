@@ -147,6 +147,24 @@ class PostgresCluster:
         )
         return self
 
+    def restart(self) -> None:
+        """Restart the server (fast shutdown: every open connection is cut).
+
+        pg_ctl reuses the server options of the start; the log file is named again, or
+        the new server would hold this process's output pipes open.
+        """
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.datadir / "data"),
+            "-l",
+            str(self.datadir / "server.log"),
+            "-m",
+            "fast",
+            "-w",
+            "restart",
+        )
+
     def stop(self) -> None:
         """Stop the server and remove the data directory."""
         with contextlib.suppress(ServiceError):
@@ -391,6 +409,17 @@ class AppProcess:
                 if time.monotonic() > deadline:
                     raise ServiceError(f"{self.name} did not become ready")
                 time.sleep(0.1)
+
+    def rss_bytes(self) -> int:
+        """The process's resident memory (``VmRSS`` of ``/proc/<pid>/status``).
+
+        With one worker, ``python -m app serve`` serves in this very process.
+        """
+        status = Path(f"/proc/{self.process.pid}/status").read_text(encoding="ascii")
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise ServiceError(f"{self.name} has no VmRSS")
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
         """Send ``sig`` if still running, wait ``timeout`` seconds, then kill (idempotent)."""

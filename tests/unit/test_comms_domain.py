@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -103,3 +104,34 @@ def test_container_names_are_fresh_and_fit_the_contract() -> None:
     names = {mint_container_name() for _ in range(50)}
     assert len(names) == 50
     assert all(name.startswith("ws-") and len(name) == 35 for name in names)
+
+
+@pytest.mark.parametrize("content", ["nul \x00 inside", "lone \ud800 surrogate"])
+def test_text_that_cannot_be_stored_is_refused_in_band(content: str) -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        parse_call({"post_message": {"content_md": content, "client_request_id": "k"}})
+
+    assert caught.value.errors == [
+        {"path": "call/post_message/content_md", "message": "NUL or unpaired surrogate"}
+    ]
+
+
+def test_ids_of_a_call_are_handed_on_in_lower_case() -> None:
+    channel, parent = str(uuid.uuid4()), str(uuid.uuid4())
+
+    post = parse_call(
+        {
+            "post_message": {
+                "content_md": "x",
+                "client_request_id": "k",
+                "channel_id": channel.upper(),
+                "parent_message_id": parent.upper(),
+            }
+        }
+    )
+    listing = parse_call({"list_messages": {"before_message_id": parent.upper()}})
+
+    assert isinstance(post, PostCall)
+    assert (post.channel_id, post.parent_message_id) == (channel, parent)
+    assert isinstance(listing, ListCall)
+    assert listing.before_message_id == parent

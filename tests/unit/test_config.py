@@ -285,3 +285,14 @@ def test_the_reference_has_one_row_per_key_with_its_environment_variable() -> No
     for key, row in zip(SCHEMA, rows, strict=True):
         assert row.startswith(f"| `{key.name}` | `{key.env_name}` |")
     assert reference.endswith("\n")
+
+
+def test_a_value_above_the_maximum_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"http\.max_validation_errors .*at most 100"):
+        load_settings(environ={"HTTP_MAX_VALIDATION_ERRORS": "101"})
+    assert (
+        load_settings(environ={"HTTP_MAX_VALIDATION_ERRORS": "100"}).integer(
+            "http.max_validation_errors"
+        )
+        == 100
+    )

@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import logging
+import warnings
 from typing import Any
 
 import pytest
@@ -15,8 +16,9 @@ from starlette.types import Message, Receive, Scope, Send
 from app.errors import InvalidRequest, PayloadTooLarge, UnsupportedMediaType
 from app.http.admission import check_json_content_type
 from app.http.body_limit import BodyLimitMiddleware
+from app.http.edge import EdgeMiddleware, normal_media_type
 from app.http.routes import MethodIndex, load_spec
-from app.http.safe_json import nesting_exceeds, parse_json_body
+from app.http.safe_json import containers_exceed, nesting_exceeds, parse_json_body
 from app.http.validation import FORMAT_CHECKER, _ecma_regex
 from app.logs import JsonFormatter, configure_logging
 
@@ -24,7 +26,7 @@ UUID = "3f1c1c3e-8b1a-4c1e-9b0a-1234567890ab"
 
 
 def _parse(raw: bytes) -> Any:
-    return parse_json_body(raw, max_depth=32, max_integer_digits=20)
+    return parse_json_body(raw, max_depth=32, max_integer_digits=20, max_containers=10_000)
 
 
 # ------------------------------------------------------------------- safe JSON
@@ -266,3 +268,93 @@ def test_sqlalchemy_never_logs_result_rows_even_at_debug() -> None:
     finally:
         sqlalchemy.setLevel(previous)
         logging.getLogger().handlers.clear()
+
+
+def test_arrays_and_objects_are_counted_before_parsing_outside_strings() -> None:
+    many = b"[" + b",".join([b"{}"] * 11) + b"]"
+    in_text = b'{"a": "' + b"[{" * 100 + b'\\" [ {"}'
+
+    assert containers_exceed(many, 10)
+    assert not containers_exceed(many, 12)
+    assert not containers_exceed(in_text, 10)
+    with pytest.raises(InvalidRequest, match="too many arrays"):
+        parse_json_body(many, max_depth=32, max_integer_digits=18, max_containers=10)
+
+
+def test_a_long_run_of_digits_in_a_string_is_no_integer() -> None:
+    assert _parse(b'{"id": "' + b"9" * 40 + b'", "n": 7}') == {"id": "9" * 40, "n": 7}
+
+
+@pytest.mark.parametrize(
+    ("value", "normal"),
+    [
+        ("APPLICATION/JSON", "application/json"),
+        ("Application/json; Charset=UTF-8", "application/json; charset=UTF-8"),
+        ("application/JSON;charset=utf-8", "application/json; charset=utf-8"),
+    ],
+)
+def test_media_types_are_lower_cased_but_not_parameter_values(value: str, normal: str) -> None:
+    assert normal_media_type(value) == normal
+
+
+def _edge(path: str, headers: list[tuple[bytes, bytes]]) -> tuple[list[Message], Scope | None]:
+    seen: list[Scope] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        seen.append(scope)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b""}
+
+    scope = {"type": "http", "method": "GET", "path": path, "headers": headers}
+    asyncio.run(EdgeMiddleware(app, open_prefixes=("/ui/",))(scope, receive, send))
+    return sent, seen[0] if seen else None
+
+
+@pytest.mark.parametrize("path", ["/api/v1/runs/x/context/", "/healthz/", "/api/v1/"])
+def test_a_trailing_slash_is_404_problem_json_without_a_location(path: str) -> None:
+    sent, seen = _edge(path, [(b"host", b"evil.example")])
+
+    assert seen is None
+    start = sent[0]
+    assert start["status"] == 404
+    headers = dict(start["headers"])
+    assert headers[b"content-type"] == b"application/problem+json"
+    assert b"location" not in headers
+    assert json.loads(sent[1]["body"])["code"] == "not_found"
+
+
+def test_swagger_ui_keeps_its_slash_and_content_types_reach_connexion_lower_cased() -> None:
+    _sent, ui = _edge("/ui/", [])
+    _sent, body = _edge("/api/v1/x", [(b"content-type", b"APPLICATION/JSON")])
+
+    assert ui is not None
+    assert body is not None
+    assert dict(body["headers"])[b"content-type"] == b"application/json"
+
+
+def test_a_python_warning_is_a_json_log_line() -> None:
+    stream = io.StringIO()
+    configure_logging("INFO", stream)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            # pytest's own warning capture replaced the hook: route it again inside.
+            configure_logging("INFO", stream)
+            warnings.warn("a library is deprecated", DeprecationWarning, stacklevel=1)
+    finally:
+        logging.getLogger().handlers.clear()
+        logging.captureWarnings(False)
+
+    (line,) = stream.getvalue().splitlines()
+    entry = json.loads(line)
+    assert entry["logger"] == "py.warnings"
+    assert entry["level"] == "WARNING"
+    assert "DeprecationWarning: a library is deprecated" in entry["msg"]

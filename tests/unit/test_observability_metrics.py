@@ -214,3 +214,53 @@ def test_in_multiprocess_mode_a_left_revision_stays_at_zero(
     metrics.policy_revision("9e0d7c1")
 
     assert _revisions(metrics) == {"4f1c2ab": 0, "9e0d7c1": 1}
+
+
+def test_every_counter_of_a_closed_label_set_starts_at_zero(metrics: Metrics) -> None:
+    """Issue 19: an alert on increase() sees a process's first event, from any worker."""
+    labels = metrics.labels
+    for action in labels.actions:
+        assert (
+            value(
+                metrics,
+                "agent_authz_decisions_total",
+                action=action,
+                allow="true",
+                reason="allowed",
+            )
+            == 0
+        )
+        for reason in labels.reasons - {"allowed"}:
+            assert (
+                value(
+                    metrics,
+                    "agent_authz_decisions_total",
+                    action=action,
+                    allow="false",
+                    reason=reason,
+                )
+                == 0
+            )
+            assert (
+                value(
+                    metrics, "agent_authz_denial_audit_writes_total", action=action, reason=reason
+                )
+                == 0
+            )
+    for action in FILTER_MODE_ACTIONS:
+        assert value(metrics, "agent_authz_filter_mismatches_total", action=action) == 0
+    for rate_class in labels.rate_classes:
+        assert value(metrics, "agent_authz_rate_limited_total", **{"class": rate_class}) == 0
+    # Only combinations the policies produce: an allow is never counted with a denial reason.
+    assert (
+        value(
+            metrics,
+            "agent_authz_decisions_total",
+            action="message.post",
+            allow="true",
+            reason="no_grant",
+        )
+        is None
+    )
+    exposed = generate_latest(metrics.registry).decode()
+    assert "# TYPE agent_authz_filter_mismatches_total counter" in exposed

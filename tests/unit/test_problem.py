@@ -26,7 +26,7 @@ from app.errors import (
     ValidationFailed,
 )
 from app.http.correlation import CorrelationMiddleware, current_correlation_id
-from app.http.problem import PROBLEM_TYPE_BASE, problem_body, problem_response
+from app.http.problem import PROBLEM_TYPE_BASE, encode_problem, problem_body, problem_response
 from app.http.routes import load_spec
 
 ERRORS: list[ApiError] = [
@@ -172,3 +172,22 @@ def test_errors_without_a_detail_argument_answer_without_detail() -> None:
     for error in (NotFound(), Forbidden("no_grant"), RateLimited(3), Unauthenticated()):
         assert error.detail is None
         assert "detail" not in json.loads(bytes(problem_response(error).body))
+
+
+def test_a_422_lists_at_most_the_limit_and_counts_the_rest() -> None:
+    errors = [{"path": f"body/x/{index}", "message": "violates 'format'"} for index in range(50)]
+
+    body = problem_body(ValidationFailed("Bad.", errors, omitted=7))
+
+    assert len(body["errors"]) == 20  # type: ignore[arg-type]
+    assert body["errors_omitted"] == 30 + 7
+    assert "errors_omitted" not in problem_body(ValidationFailed("Bad.", errors[:3]))
+
+
+def test_an_error_body_that_cannot_be_encoded_still_answers() -> None:
+    error = ValidationFailed("Bad.", [{"path": "body/\udc80", "message": "unknown field"}])
+
+    encoded = encode_problem(problem_body(error))
+
+    assert json.loads(encoded)["code"] == "validation_failed"
+    assert "errors" not in json.loads(encoded)

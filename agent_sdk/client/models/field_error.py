@@ -13,9 +13,11 @@ class FieldError:
     """One schema or semantic violation of a request.
 
     Attributes:
-        path (str): Location of the offending value (for example body.content_md).
-        message (str): Fixed text describing the rule; never echoes a submitted value (it may name the unknown field
-            names of a body).
+        path (str): Location of the offending value (for example body/content_md). Object keys are JSON Pointer segments
+            (`~0` for `~`, `~1` for `/`); a key the client chose appears as an escaped prefix of at most 64 characters
+            (control characters, unpaired surrogates and the backslash as `\\uXXXX` and `\\\\`).
+        message (str): Fixed text describing the rule; never echoes a submitted value (it may name up to five unknown
+            field names of a body, escaped and cut like the keys of `path`, and how many more there were).
     """
 
     path: str

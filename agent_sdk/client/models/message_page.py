@@ -16,7 +16,7 @@ T = TypeVar("T", bound="MessagePage")
 class MessagePage:
     """
     Attributes:
-        items (list[Message]): Messages of the page, oldest first.
+        items (list[Message]): Messages of the page, oldest first (at most `limit`).
         has_more (bool): True when older messages exist before the first item.
     """
 

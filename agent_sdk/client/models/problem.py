@@ -30,7 +30,10 @@ class Problem:
                 archived, not_owner, run_required); one of `x-policy-reasons`.
             detail (str | Unset): Fixed explanation chosen by the server; no request content.
             instance (str | Unset): Identifier of this occurrence of the problem.
-            errors (list[FieldError] | Unset): On 422, the individual violations.
+            errors (list[FieldError] | Unset): On 422, the individual violations: at most `http.max_validation_errors` of
+                them (whose maximum is this array's `maxItems`), sorted by path.
+            errors_omitted (int | Unset): On 422, present only when validation found more violations than `errors` lists:
+                how many more.
     """
 
     type_: str
@@ -42,6 +45,7 @@ class Problem:
     detail: str | Unset = UNSET
     instance: str | Unset = UNSET
     errors: list[FieldError] | Unset = UNSET
+    errors_omitted: int | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_
@@ -67,6 +71,8 @@ class Problem:
                 errors_item = errors_item_data.to_dict()
                 errors.append(errors_item)
 
+        errors_omitted = self.errors_omitted
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -86,6 +92,8 @@ class Problem:
             field_dict["instance"] = instance
         if errors is not UNSET:
             field_dict["errors"] = errors
+        if errors_omitted is not UNSET:
+            field_dict["errors_omitted"] = errors_omitted
 
         return field_dict
 
@@ -119,6 +127,8 @@ class Problem:
 
                 errors.append(errors_item)
 
+        errors_omitted = d.pop("errors_omitted", UNSET)
+
         problem = cls(
             type_=type_,
             title=title,
@@ -129,6 +139,7 @@ class Problem:
             detail=detail,
             instance=instance,
             errors=errors,
+            errors_omitted=errors_omitted,
         )
 
         return problem

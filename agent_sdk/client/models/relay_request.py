@@ -15,13 +15,15 @@ T = TypeVar("T", bound="RelayRequest")
 
 @_attrs_define
 class RelayRequest:
-    """
-    Attributes:
-        session_id (str): A session id minted by the runner; unique per runner. Only letters, digits and `._:-`, so it
-            can be logged.
-        call (CommsListCall | CommsPostCall): One comms call: exactly one of `post_message` and `list_messages`. The
-            union has no member that could answer an ask, and unknown members are rejected (422), so answering an ask cannot
-            be expressed.
+    """The relay envelope. The call's values are checked per call, text PostgreSQL cannot store included: a violation
+    answers 200 in band (`validation_failed`), never 422.
+
+        Attributes:
+            session_id (str): A session id minted by the runner; unique per runner. Only letters, digits and `._:-`, so it
+                can be logged.
+            call (CommsListCall | CommsPostCall): One comms call: exactly one of `post_message` and `list_messages`. The
+                union has no member that could answer an ask, and unknown members are rejected (422), so answering an ask cannot
+                be expressed.
     """
 
     session_id: str

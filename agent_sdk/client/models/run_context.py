@@ -31,7 +31,8 @@ class RunContext:
             thread_context (list[RunContextMessage]): Earlier messages of the run's thread before the triggering message and
                 above `context_floor_seq`, newest kept, at most the channel's `history_backfill_limit`, within
                 `agent.context_max_bytes` together with `channel_context`. Always present, possibly empty. Tombstones are left
-                out; in a resumed session the agent's own messages are left out.
+                out; in a resumed session the agent's own messages are left out. `maxItems` is the largest
+                `channel.history_backfill_limit_max`.
             channel_context (list[RunContextMessage] | Unset): Present, possibly empty, exactly when it is built: on the
                 first run of a session (modes new, bind and guest) in a thread whose parent message lies in the thread's current
                 channel. Holds the main-thread messages before the parent message (the parent itself excluded), newest kept, at

@@ -19,7 +19,8 @@ class RunPrivacy:
     """
     Attributes:
         attempted_provider_ids (list[str]): Every recorded attempt's provider, in attempt order (a provider tried twice
-            appears twice). Empty for a run without attempts: no historical provider is ever invented.
+            appears twice). Empty for a run without attempts: no historical provider is ever invented. A run records at most
+            1000 attempts.
         ceilings (RunCeilings | Unset): A run's monotone ceilings: they only tighten (resume, requeue and a looser
             fallback keep them).
     """

@@ -237,6 +237,9 @@ def _post(**fields: Any) -> dict[str, Any]:
         ({"list_messages": {"limit": 0}}, "limit"),
         ({"list_messages": {"limit": 101}}, "limit"),
         ({"list_messages": {"before_message_id": "older"}}, "before_message_id"),
+        # Text PostgreSQL cannot store is a value violation of the call too (issue 19).
+        (_post(content_md="nul \u0000 inside"), "content_md"),
+        (_post(content_md="lone \ud800 surrogate"), "content_md"),
     ],
 )
 def test_values_beyond_the_messages_api_bounds_fail_in_band(
@@ -310,3 +313,29 @@ def test_the_relay_logs_session_ids_never_message_text(start_comms: Start) -> No
     assert len(relay_lines) == 2
     assert all('"session_id": "sess-1"' in line for line in relay_lines)
     assert '"outcome": "not_found"' in relay_lines[1]
+
+
+def test_an_unstorable_text_fails_in_band_and_stores_nothing(start_comms: Start) -> None:
+    world = start_comms()
+
+    body = world.relay_ok("sess-1", world.post_call("c1", "n:nul", "nul \u0000 inside"))
+
+    assert body["error"] == {
+        "code": "validation_failed",
+        "message": "The call does not match the messages API. "
+        "call/post_message/content_md: NUL or unpaired surrogate",
+    }
+    assert _count(world.database_url, "n:nul") == 0
+
+
+def test_an_upper_case_channel_id_names_the_same_channel(start_comms: Start) -> None:
+    world = start_comms()
+    general = world.ids[GENERAL]
+
+    body = world.relay_ok(
+        "sess-1", world.post_call("c1", "n:upper", "Upper case id.", channel_id=general.upper())
+    )
+    listed = world.relay_ok("sess-1", world.list_call("c2", channel_id=general.upper()))
+
+    assert body["post_message"]["message"]["channel_id"] == general
+    assert [m["content_md"] for m in listed["list_messages"]["items"]][-1] == "Upper case id."

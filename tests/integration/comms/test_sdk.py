@@ -19,6 +19,7 @@ from agent_sdk import (
     PrincipalClient,
     RunnerClient,
     SessionRelay,
+    ToolParameterError,
     create_comms_tools,
     parse_run_context,
     parse_transcript,
@@ -69,6 +70,20 @@ def test_a_tool_failure_is_an_exception_with_the_persons_code(start_comms: Start
 
     assert str(raised.value) == "comms_post_message failed: not_found: Not found"
     assert raised.value.code == "not_found"
+
+
+@pytest.mark.parametrize("text", ["nul \u0000 inside", "lone \ud800 surrogate"])
+def test_unstorable_text_is_the_tools_comms_error_not_a_transport_problem(
+    start_comms: Start, text: str
+) -> None:
+    tools = _tools(start_comms())
+
+    with pytest.raises(CommsToolError) as raised:
+        tools["comms_post_message"].execute("t1", {"text": text})
+
+    # A parameter the relay would refuse in band: refused before anything is sent.
+    assert isinstance(raised.value, ToolParameterError)
+    assert "NUL or an unpaired surrogate" in str(raised.value)
 
 
 def test_the_runner_lifecycle_through_the_sdk(start_comms: Start) -> None:

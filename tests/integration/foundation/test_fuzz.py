@@ -17,7 +17,10 @@ examples. Its configuration is derived, never listed by hand:
 The run fails on any 5xx, any response that does not match the spec, an
 undeclared method not answered 405 with ``Allow``, a 422 for a schema-valid request
 that the operation does not declare (``tests/support/fuzz_hooks.py``), and a Problem
-body whose correlation id differs from its header.
+body whose correlation id differs from its header. The hooks also send every JSON body
+under a media type in one of several letter cases, and a sample of the cases again with
+a trailing slash, which must be 404 Problem JSON without a redirect (issue 19); the run
+takes about as long as without them.
 """
 
 from __future__ import annotations

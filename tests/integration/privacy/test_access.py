@@ -204,6 +204,24 @@ def test_an_unreadable_stored_run_ceiling_fails_closed(shared: PrivacyWorld) -> 
     assert shared.attempt_response(run, "open-full").status_code == 503
     assert shared.step_response(run, {"kind": "note", "content": "x"}).status_code == 503
     assert shared.steps(run) == []
+    # The read fails closed too (issue 19): never a level outside the contract's enum.
+    read = shared.privacy_response(run)
+    assert (read.status_code, read.json()["code"]) == (503, "service_unavailable")
+    assert "legacy-level" not in read.text
+
+
+def test_a_stored_provider_id_that_is_not_one_fails_the_read_closed(shared: PrivacyWorld) -> None:
+    run = shared.new_run()
+    shared.sql(
+        "UPDATE runs SET attempted_provider_ids = ARRAY['https://llm.example.com/v1'] "
+        "WHERE id = %(id)s",
+        id=run,
+    )
+
+    read = shared.privacy_response(run)
+
+    assert read.status_code == 503
+    assert "llm.example.com" not in read.text
 
 
 # ------------------------------------------------------------ world format

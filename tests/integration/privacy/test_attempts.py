@@ -241,3 +241,24 @@ def test_no_attempt_response_is_cacheable(shared: PrivacyWorld) -> None:
     response = shared.attempt_response(run, "open-full")
 
     assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_a_run_records_at_most_a_thousand_attempts(shared: PrivacyWorld) -> None:
+    run = shared.new_run()
+    shared.attempt(run, "open-full", attempt_id="a-0")
+    # The other 999 written directly: a thousand guarded round trips would only be slow.
+    shared.sql(
+        "UPDATE runs SET attempted_provider_ids = attempted_provider_ids "
+        "|| array_fill('open-full'::text, ARRAY[999]) WHERE id = %(id)s",
+        id=run,
+    )
+
+    refused = shared.attempt_response(run, "open-full", attempt_id="a-1000")
+    replayed = shared.attempt_response(run, "open-full", attempt_id="a-0")
+
+    assert (refused.status_code, refused.json()["code"]) == (409, "conflict")
+    assert len(shared.run_row(run)["attempted_provider_ids"]) == 1000
+    assert [a["attempt_id"] for a in shared.attempts(run)] == ["a-0"]
+    # A retry of a recorded attempt still gets "go"; the read shows all thousand.
+    assert replayed.status_code == 200
+    assert len(shared.privacy(run)["attempted_provider_ids"]) == 1000

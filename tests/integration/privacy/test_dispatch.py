@@ -124,7 +124,7 @@ def test_a_refused_attempt_never_reaches_the_adapter_and_stops_the_fallback(
 
     cause = raised.value.__cause__
     assert isinstance(cause, Forbidden)
-    assert (cause.http_status, cause.code, cause.reason) == (403, "forbidden", "unknown_provider")
+    assert (cause.status, cause.code, cause.reason) == (403, "forbidden", "unknown_provider")
     assert adapter.calls == []
     assert shared.run_row(run)["attempted_provider_ids"] == []
 
@@ -206,4 +206,4 @@ def test_the_principal_client_covers_the_run_privacy_endpoints(shared: PrivacyWo
     # The repeated attempt id ran the guard again without appending the provider twice.
     assert state.privacy.attempted_provider_ids == ["answer-meta"]
     assert new_etag != state.etag
-    assert conflict.value.http_status == 409
+    assert conflict.value.status == 409

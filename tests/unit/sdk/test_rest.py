@@ -224,7 +224,7 @@ def test_an_unknown_provider_is_forbidden_with_its_reason_and_not_retried() -> N
     with pytest.raises(Forbidden) as raised:
         _principal(script).record_attempt(RUN, attempt_id="a-1", provider_id="x", kind="chat")
 
-    assert (raised.value.http_status, raised.value.reason) == (403, "unknown_provider")
+    assert (raised.value.status, raised.value.reason) == (403, "unknown_provider")
     assert len(script.requests) == 1
 
 

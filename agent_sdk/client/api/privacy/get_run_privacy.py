@@ -91,7 +91,9 @@ def sync_detailed(
      The run's stored ceilings and the attempted provider ids in attempt order,
     nothing else. `ceilings` is absent for a run that has not been reconciled
     yet (created before the privacy guard, or without any attempt or write);
-    the read never reconciles. `ETag` is the envelope version to send in
+    the read never reconciles. A stored ceiling or provider id that is not on
+    the scale or not a provider id fails closed with 503, as attempts and
+    writes on that run do. `ETag` is the envelope version to send in
     `If-Match` when rotating the envelope. The run's own agent on an active run
     only; otherwise the same 404 as an unknown run.
 
@@ -127,7 +129,9 @@ def sync(
      The run's stored ceilings and the attempted provider ids in attempt order,
     nothing else. `ceilings` is absent for a run that has not been reconciled
     yet (created before the privacy guard, or without any attempt or write);
-    the read never reconciles. `ETag` is the envelope version to send in
+    the read never reconciles. A stored ceiling or provider id that is not on
+    the scale or not a provider id fails closed with 503, as attempts and
+    writes on that run do. `ETag` is the envelope version to send in
     `If-Match` when rotating the envelope. The run's own agent on an active run
     only; otherwise the same 404 as an unknown run.
 
@@ -158,7 +162,9 @@ async def asyncio_detailed(
      The run's stored ceilings and the attempted provider ids in attempt order,
     nothing else. `ceilings` is absent for a run that has not been reconciled
     yet (created before the privacy guard, or without any attempt or write);
-    the read never reconciles. `ETag` is the envelope version to send in
+    the read never reconciles. A stored ceiling or provider id that is not on
+    the scale or not a provider id fails closed with 503, as attempts and
+    writes on that run do. `ETag` is the envelope version to send in
     `If-Match` when rotating the envelope. The run's own agent on an active run
     only; otherwise the same 404 as an unknown run.
 
@@ -192,7 +198,9 @@ async def asyncio(
      The run's stored ceilings and the attempted provider ids in attempt order,
     nothing else. `ceilings` is absent for a run that has not been reconciled
     yet (created before the privacy guard, or without any attempt or write);
-    the read never reconciles. `ETag` is the envelope version to send in
+    the read never reconciles. A stored ceiling or provider id that is not on
+    the scale or not a provider id fails closed with 503, as attempts and
+    writes on that run do. `ETag` is the envelope version to send in
     `If-Match` when rotating the envelope. The run's own agent on an active run
     only; otherwise the same 404 as an unknown run.
 

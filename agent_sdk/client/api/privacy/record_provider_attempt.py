@@ -141,8 +141,10 @@ def sync_detailed(
     not which data may be sent: a known provider with a readable policy always
     gets "go". A retried attempt with the same `attempt_id` runs the guard again
     under the lock and does not append the provider twice (409 when the id was
-    recorded for another provider or kind). No response is ever replayed from a
-    cache (`Cache-Control: no-store`). Only queued, running or waiting-input
+    recorded for another provider or kind). A run records at most 1000
+    attempts: a new attempt beyond them is refused with 409 (the run must end).
+    No response is ever replayed from a cache (`Cache-Control: no-store`). Only queued, running or
+    waiting-input
     runs accept attempts; another caller, an ended run or an unknown one gets
     the same 404. Lock timeout (`privacy.lock_timeout_ms`) or a missing schema
     column: 503.
@@ -197,8 +199,10 @@ def sync(
     not which data may be sent: a known provider with a readable policy always
     gets "go". A retried attempt with the same `attempt_id` runs the guard again
     under the lock and does not append the provider twice (409 when the id was
-    recorded for another provider or kind). No response is ever replayed from a
-    cache (`Cache-Control: no-store`). Only queued, running or waiting-input
+    recorded for another provider or kind). A run records at most 1000
+    attempts: a new attempt beyond them is refused with 409 (the run must end).
+    No response is ever replayed from a cache (`Cache-Control: no-store`). Only queued, running or
+    waiting-input
     runs accept attempts; another caller, an ended run or an unknown one gets
     the same 404. Lock timeout (`privacy.lock_timeout_ms`) or a missing schema
     column: 503.
@@ -248,8 +252,10 @@ async def asyncio_detailed(
     not which data may be sent: a known provider with a readable policy always
     gets "go". A retried attempt with the same `attempt_id` runs the guard again
     under the lock and does not append the provider twice (409 when the id was
-    recorded for another provider or kind). No response is ever replayed from a
-    cache (`Cache-Control: no-store`). Only queued, running or waiting-input
+    recorded for another provider or kind). A run records at most 1000
+    attempts: a new attempt beyond them is refused with 409 (the run must end).
+    No response is ever replayed from a cache (`Cache-Control: no-store`). Only queued, running or
+    waiting-input
     runs accept attempts; another caller, an ended run or an unknown one gets
     the same 404. Lock timeout (`privacy.lock_timeout_ms`) or a missing schema
     column: 503.
@@ -302,8 +308,10 @@ async def asyncio(
     not which data may be sent: a known provider with a readable policy always
     gets "go". A retried attempt with the same `attempt_id` runs the guard again
     under the lock and does not append the provider twice (409 when the id was
-    recorded for another provider or kind). No response is ever replayed from a
-    cache (`Cache-Control: no-store`). Only queued, running or waiting-input
+    recorded for another provider or kind). A run records at most 1000
+    attempts: a new attempt beyond them is refused with 409 (the run must end).
+    No response is ever replayed from a cache (`Cache-Control: no-store`). Only queued, running or
+    waiting-input
     runs accept attempts; another caller, an ended run or an unknown one gets
     the same 404. Lock timeout (`privacy.lock_timeout_ms`) or a missing schema
     column: 503.

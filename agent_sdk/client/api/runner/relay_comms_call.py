@@ -160,8 +160,9 @@ def sync_detailed(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Acting for a run (issue 21): when the runner bound a run to the session
     (`runnerSessionBindRun`) and the run is queued, running or waiting for
@@ -178,7 +179,9 @@ def sync_detailed(
     `{"mode": "own"}`. Nothing in this body can name or change the run.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -226,8 +229,9 @@ def sync(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Acting for a run (issue 21): when the runner bound a run to the session
     (`runnerSessionBindRun`) and the run is queued, running or waiting for
@@ -244,7 +248,9 @@ def sync(
     `{"mode": "own"}`. Nothing in this body can name or change the run.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -287,8 +293,9 @@ async def asyncio_detailed(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Acting for a run (issue 21): when the runner bound a run to the session
     (`runnerSessionBindRun`) and the run is queued, running or waiting for
@@ -305,7 +312,9 @@ async def asyncio_detailed(
     `{"mode": "own"}`. Nothing in this body can name or change the run.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -351,8 +360,9 @@ async def asyncio(
     `{"call_id", "error": {"code", "message", "reason"?}}` with the code a
     person gets: `not_found` for a channel the agent cannot see, `forbidden`
     with its reason, `validation_failed` (a value beyond the bounds of the
-    messages API, or an empty or blank `channel_id`), `conflict` or
-    `rate_limited`. An absent `channel_id` means the agent's home channel.
+    messages API, text holding NUL or an unpaired surrogate, or an empty or
+    blank `channel_id`), `conflict` or `rate_limited`. An absent `channel_id`
+    means the agent's home channel; ids are accepted in any case.
 
     Acting for a run (issue 21): when the runner bound a run to the session
     (`runnerSessionBindRun`) and the run is queued, running or waiting for
@@ -369,7 +379,9 @@ async def asyncio(
     `{"mode": "own"}`. Nothing in this body can name or change the run.
 
     Args:
-        body (RelayRequest):
+        body (RelayRequest): The relay envelope. The call's values are checked per call, text
+            PostgreSQL cannot store included: a violation answers 200 in band (`validation_failed`),
+            never 422.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -1,0 +1,66 @@
+"""The app as operators run it on the demo world, for measurements outside pytest.
+
+``make bench``'s worst-request part (``tests/load/bounds.py``) and the decision-log
+measurement (``tests/load/decision_logs.py``) start the same things: a throwaway
+PostgreSQL cluster and the real OPA (:func:`local_sources`), then ``python -m app
+serve`` with one worker on a database of the demo world, rate limits off
+(:func:`serve_demo_world`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from app.config import SCHEMA
+from repositories.migrate import upgrade
+from tests.support.services import AppProcess, OpaServer, PostgresCluster, run_sql
+from tests.support.world import demo_world, load
+
+__all__ = ["local_sources", "serve_demo_world"]
+
+
+@contextlib.contextmanager
+def local_sources() -> Iterator[tuple[PostgresCluster, OpaServer]]:
+    """A throwaway cluster and the real OPA (deploy configuration); stopped on leaving."""
+    with contextlib.ExitStack() as stack:
+        cluster = PostgresCluster()
+        stack.callback(cluster.stop)
+        cluster.start()
+        opa = OpaServer()
+        stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
+        stack.callback(opa.stop)
+        opa.start()
+        yield cluster, opa
+
+
+@contextlib.contextmanager
+def serve_demo_world(
+    cluster: PostgresCluster, opa_url: str, database: str
+) -> Iterator[tuple[AppProcess, dict[str, str]]]:
+    """``python -m app serve`` (one worker) on a new database ``database`` of the demo
+    world; yields the process, once ready, and the world's ids."""
+    run_sql(cluster.admin_url, f'CREATE DATABASE "{database}"')
+    database_url = cluster.url(database)
+    upgrade(database_url)
+    ids = load(database_url, demo_world())
+    env = {k: v for k, v in os.environ.items() if k != "CONFIG_FILE"}
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "OPA_URL": opa_url,
+            "SERVER_WORKERS": "1",
+            "LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+            **{key.env_name: "0" for key in SCHEMA if key.name.startswith("rate_limit.")},
+        }
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix=f"{database}-") as work,
+        AppProcess.start(("app", "serve"), env, Path(work) / "app.log", name=database) as app,
+    ):
+        app.wait_ready()
+        yield app, ids
