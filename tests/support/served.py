@@ -55,7 +55,7 @@ def serve_demo_world(
             "SERVER_WORKERS": "1",
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
-            **{key.env_name: "0" for key in SCHEMA if key.name.startswith("rate_limit.")},
+            **{key.env_name: "0" for key in SCHEMA if key.name.endswith(".per_minute")},
         }
     )
     with (

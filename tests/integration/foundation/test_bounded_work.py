@@ -89,7 +89,7 @@ def served(
             "OPA_URL": opa_server.url,
             "SERVER_WORKERS": "1",
             "LOG_LEVEL": "WARNING",
-            **{key.env_name: "0" for key in SCHEMA if key.name.startswith("rate_limit.")},
+            **{key.env_name: "0" for key in SCHEMA if key.name.endswith(".per_minute")},
         }
         log = tmp_path_factory.mktemp("bounded") / "serve.log"
         with AppProcess.start(("app", "serve"), env, log, name="serve") as app:
