@@ -1,9 +1,8 @@
 """Unit of work: one connection and one transaction per use case.
 
 The one unit-of-work interface (``docs/adr/0022-one-unit-of-work.md``): the use cases
-are typed against :class:`UnitOfWork` (through :data:`UnitFactory`) and the privacy
-guard against :class:`GuardedUnitOfWork`; unit tests hand the use cases fakes that
-subclass them (``tests/unit/fakes.py``).
+are typed against :class:`UnitOfWork` (through :data:`UnitFactory`), the privacy guard
+against :class:`GuardedUnitOfWork`; unit-test fakes subclass :class:`UnitOfWork`.
 
 ``__exit__`` always rolls back; only an explicit :meth:`UnitOfWork.commit` keeps work,
 so an exception anywhere in a use case loses nothing half-written. Repositories are
