@@ -64,6 +64,9 @@ def test_a_go_is_read_down_to_its_enums() -> None:
         changed=True,
         retention=Retention(frozenset({StepPart.KIND, StepPart.METADATA}), answer=True),
     )
+    assert isinstance(verdict, CeilingsGo)
+    # The domain's ceiling carries the level's name, so it is written out as sent.
+    assert {type(ceiling.level) for ceiling in verdict.ceilings.values()} == {str}
 
 
 def test_an_unchanged_go_must_repeat_the_stored_ceilings() -> None:
