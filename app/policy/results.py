@@ -1,4 +1,7 @@
-"""Typed results of every policy entry point, and their validation.
+"""Typed results of the decision, run-context and session-context entry points.
+
+The privacy entry points' results are in :mod:`app.policy.privacy_results`; the
+decision's type is the domain's (:mod:`app.domain.decisions`).
 
 Every answer OPA gives is checked here before anything uses it, down to the enums:
 a decision whose reason is not on the closed list, a class whose role or trust is not

@@ -37,7 +37,12 @@ from app.domain.privacy import (
     parse_if_match,
 )
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.policy.inputs import PrivacyWriteInput, privacy_attempt_input, privacy_write_input
+from app.policy.inputs import (
+    PrivacyAttemptInput,
+    PrivacyWriteInput,
+    privacy_attempt_input,
+    privacy_write_input,
+)
 from app.policy.privacy_results import AttemptRefused
 from app.usecases.authorization import Authorizer
 from app.usecases.retention_guard import (
@@ -97,6 +102,16 @@ def _write_input(run: LockedRun) -> PrivacyWriteInput:
     return privacy_write_input(run.ceilings, task_key=run.task_key, task_policy=run.task_policy)
 
 
+def _attempt_input(run: LockedRun, provider_id: str) -> PrivacyAttemptInput:
+    return privacy_attempt_input(
+        run.ceilings,
+        task_key=run.task_key,
+        task_policy=run.task_policy,
+        provider_id=provider_id,
+        provider_policy=run.provider_policy,
+    )
+
+
 def _invalid(path: str, message: str) -> ValidationFailed:
     return ValidationFailed(
         "The request does not match the identifier rules.", [{"path": path, "message": message}]
@@ -149,15 +164,7 @@ class RecordProviderAttempt(_GuardedUseCase):
                 kind,
             ):
                 raise Conflict("attempt_id was recorded for another provider or kind.")
-            verdict = guard.policy.privacy_attempt(
-                privacy_attempt_input(
-                    run.ceilings,
-                    task_key=run.task_key,
-                    task_policy=run.task_policy,
-                    provider_id=provider_id,
-                    provider_policy=run.provider_policy,
-                )
-            )
+            verdict = guard.policy.privacy_attempt(_attempt_input(run, provider_id))
             if isinstance(verdict, AttemptRefused):
                 guard.authorizer.refuse(actor, action, run_resource(run), verdict.decision)
             applied = guard.apply(guarded, verdict)
@@ -268,7 +275,7 @@ class ReadRunPrivacy:
         self._authorizer = authorizer
 
     def __call__(self, actor: Actor, action: str, run_id: str) -> PrivacyState:
-        """The stored privacy state; ``ceilings`` is omitted until the run is reconciled.
+        """The stored privacy state; ``ceilings`` is ``None`` until the run is reconciled.
 
         Raises:
             NotFound: unknown run, ended run, or not the run's agent.
