@@ -40,13 +40,13 @@ from app.usecases.authz_queries import ExplainDecision, QueryTriggerHolders
 from app.usecases.comms_relay import RelayCommsCall, RelayedOperation
 from app.usecases.health import Readiness
 from app.usecases.messages import ListMessages, PostMessage
+from app.usecases.retention_guard import RetentionGuard
 from app.usecases.run_context import ContextLimits, ReadRunContext
 from app.usecases.run_privacy import (
     AppendRunStep,
     PutRunAnswer,
     ReadRunPrivacy,
     RecordProviderAttempt,
-    RetentionGuard,
     RotateRunEnvelope,
 )
 from app.usecases.runners import (

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from app.domain.facts import FactBundle, GrantFacts, PrincipalFacts
 from app.domain.privacy import CEILING_KINDS, CEILING_LEVELS
 from app.policy import inputs, resources
 from app.policy.gateway import (
@@ -63,10 +64,7 @@ from app.policy.inputs import (
     BoundRunFacts,
     CandidateThread,
     CeilingFacts,
-    FactBundle,
-    GrantFacts,
     IntentRef,
-    PrincipalFacts,
     PrivacyAttemptInput,
     PrivacyRunFacts,
     PrivacyWriteInput,

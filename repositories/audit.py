@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, Engine, text
 
-from app.policy.results import Decision
+from app.domain.decisions import Decision
 
 __all__ = ["AuditRepository", "SqlDenialAudit"]
 

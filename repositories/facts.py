@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection
 
-from app.policy.inputs import FactBundle
+from app.domain.facts import FactBundle
 from repositories.prepared import PreparedStatement
 
 __all__ = ["FactsRepository", "as_bundle", "bundle_sql"]

@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from app.domain.facts import FactBundle
 from app.domain.representation import StoredMessage
 from app.domain.run_context import (
     EarlierRun,
@@ -39,7 +40,6 @@ from app.domain.run_context import (
     Window,
     WindowPlan,
 )
-from app.policy.inputs import FactBundle
 from repositories.facts import as_bundle, bundle_sql
 from repositories.messages import MESSAGE_COLUMNS, message_reader
 from repositories.prepared import PreparedStatement

@@ -29,8 +29,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.expression import bindparam
 
-from app.domain.privacy import CEILING_KINDS, MAX_ATTEMPTS
-from app.policy.inputs import FactBundle
+from app.domain.facts import FactBundle
+from app.domain.privacy import CEILING_KINDS, MAX_ATTEMPTS, Ceiling, Ceilings
 from repositories.facts import as_bundle, bundle_sql
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
     "RunPrivacyRepository",
     "StaleRunLock",
     "StepRow",
-    "StoredCeiling",
     "is_lock_timeout",
     "is_missing_schema",
 ]
@@ -68,14 +67,6 @@ def is_lock_timeout(exc: DBAPIError) -> bool:
 
 class StaleRunLock(RuntimeError):
     """A write named a run lock of another transaction or connection (a bug)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredCeiling:
-    """A stored ceiling: a level name and whether a provider or task set it explicitly."""
-
-    level: str
-    explicit: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +107,7 @@ class LockedRun:
     channel_id: str
     state: str
     task_key: str | None
-    ceilings: Mapping[str, StoredCeiling]
+    ceilings: Ceilings
     envelope_version: int
     provider_policy: Mapping[str, str] | None
     task_policy: Mapping[str, str] | None
@@ -133,7 +124,7 @@ class PrivacySnapshot:
     agent_id: str
     channel_id: str
     state: str
-    ceilings: Mapping[str, StoredCeiling]
+    ceilings: Ceilings
     attempted_provider_ids: tuple[str, ...]
     envelope_version: int
     facts: FactBundle
@@ -246,12 +237,12 @@ _ROTATE = text(
 )
 
 
-def _ceilings(row: RowMapping) -> dict[str, StoredCeiling]:
-    ceilings: dict[str, StoredCeiling] = {}
+def _ceilings(row: RowMapping) -> dict[str, Ceiling]:
+    ceilings: dict[str, Ceiling] = {}
     for kind in CEILING_KINDS:
         level = row[f"{kind}_ceiling"]
         if level is not None:
-            ceilings[kind] = StoredCeiling(level=level, explicit=row[f"{kind}_ceiling_explicit"])
+            ceilings[kind] = Ceiling(level=level, explicit=row[f"{kind}_ceiling_explicit"])
     return ceilings
 
 
@@ -397,7 +388,7 @@ class RunPrivacyRepository:
     def apply_ceilings(
         self,
         locked: LockedRun,
-        ceilings: Mapping[str, StoredCeiling],
+        ceilings: Ceilings,
         *,
         keep_answer: bool,
     ) -> None:

@@ -1,5 +1,9 @@
 """Unit of work: one connection and one transaction per use case.
 
+The one unit-of-work interface (``docs/adr/0022-one-unit-of-work.md``): the use cases
+are typed against :class:`UnitOfWork` (through :data:`UnitFactory`), the privacy guard
+against :class:`GuardedUnitOfWork`; unit-test fakes subclass :class:`UnitOfWork`.
+
 ``__exit__`` always rolls back; only an explicit :meth:`UnitOfWork.commit` keeps work,
 so an exception anywhere in a use case loses nothing half-written. Repositories are
 built on the unit's connection and never commit themselves.
@@ -12,6 +16,7 @@ how a run-context read "opens no unit of work and takes no lock" (seed 000 rulin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
@@ -27,7 +32,7 @@ from repositories.run_context import RunContextRepository
 from repositories.run_privacy import RunPrivacyRepository
 from repositories.runners import RunnerRepository
 
-__all__ = ["GuardedUnitOfWork", "OuterTransaction", "UnitOfWork"]
+__all__ = ["GuardedUnitOfWork", "OuterTransaction", "UnitFactory", "UnitOfWork"]
 
 
 class UnitOfWork:
@@ -91,6 +96,11 @@ class UnitOfWork:
                 self.conn.rollback()
         finally:
             self.conn.close()
+
+
+# Opens a unit of work: a writer (one transaction) or a reader (autocommit, no locks),
+# as wired in app/services.py.
+UnitFactory = Callable[[], UnitOfWork]
 
 
 def _server_in_transaction(conn: Connection) -> bool:

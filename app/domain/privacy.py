@@ -1,4 +1,4 @@
-"""Pure shaping of the privacy guard: identifiers, retention of step payloads, ETags.
+"""Pure shaping of the privacy guard: ceilings, identifiers, retention, ETags.
 
 No permission logic lives here. Which parts of a payload a ceiling keeps, and whether
 an answer is kept, is decided in Rego (``policies/privacy``); this module only applies
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
 
 __all__ = [
     "ATTEMPT_ID_PATTERN",
@@ -26,6 +27,8 @@ __all__ = [
     "RETENTION_MARKER",
     "STEP_PARTS",
     "TASK_KEY_PATTERN",
+    "Ceiling",
+    "Ceilings",
     "etag",
     "is_attempt_id",
     "is_provider_id",
@@ -54,6 +57,25 @@ CEILING_LEVELS: Final = ("none", "metadata", "full")
 STEP_PARTS: Final = ("kind", "metadata", "content")
 # Added to every stored step payload: the audit-content level it was last filtered at.
 RETENTION_MARKER: Final = "retention"
+
+
+@dataclass(frozen=True, slots=True)
+class Ceiling:
+    """A run's ceiling of one kind: a level name and whether a policy set it explicitly.
+
+    The one shape of a ceiling from the run row to the answer: the repository reads it,
+    the policy gateway sends it and reads it back, the handler writes it out. ``level``
+    is a name only (what it keeps is the policies'). A stored level is carried as read,
+    even one that is not on the scale: the policy answers "unreadable" for it and
+    :class:`~app.usecases.run_privacy.ReadRunPrivacy` refuses it.
+    """
+
+    level: str
+    explicit: bool
+
+
+# A run's ceilings by kind (CEILING_KINDS order); a kind without a stored level is absent.
+Ceilings: TypeAlias = Mapping[str, Ceiling]
 
 _PROVIDER_ID = re.compile(PROVIDER_ID_PATTERN)
 _TASK_KEY = re.compile(TASK_KEY_PATTERN)

@@ -1,7 +1,9 @@
 """Run privacy endpoints: provider attempts, run content writes, privacy read, envelope.
 
 Every response carries ``Cache-Control: no-store``: these answers are never replayed
-from a cache, by this service or by an intermediary (seed 004, no replay).
+from a cache, by this service or by an intermediary (seed 004, no replay). The use
+cases answer with domain values; the bodies (the ``RunCeilings`` schema) are written
+here.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 from connexion import request
 from starlette.responses import Response
 
-from app.domain.privacy import etag
+from app.domain.privacy import Ceilings, etag
 from app.handlers.admin import admin_operation
 from app.handlers.common import begin, json_response
 from app.usecases import privacy_admin
@@ -27,6 +29,11 @@ __all__ = [
 ]
 
 
+def _ceilings(ceilings: Ceilings) -> dict[str, dict[str, Any]]:
+    """The ``RunCeilings`` schema of a run's ceilings."""
+    return {kind: {"level": c.level, "explicit": c.explicit} for kind, c in ceilings.items()}
+
+
 def _no_store(response: Response, version: int | None = None) -> Response:
     response.headers["Cache-Control"] = "no-store"
     if version is not None:
@@ -37,29 +44,33 @@ def _no_store(response: Response, version: int | None = None) -> Response:
 def record_provider_attempt(run_id: str, body: dict[str, Any]) -> Response:
     """POST /api/v1/runs/{run_id}/provider-attempts: "go" only after the commit."""
     ctx = begin("recordProviderAttempt")
-    result = ctx.use_cases.record_provider_attempt(ctx.actor, ctx.action, run_id, body)
-    return _no_store(json_response(result))
+    ceilings = ctx.use_cases.record_provider_attempt(ctx.actor, ctx.action, run_id, body)
+    return _no_store(json_response({"outcome": "go", "ceilings": _ceilings(ceilings)}))
 
 
 def append_run_step(run_id: str, body: dict[str, Any]) -> Response:
     """POST /api/v1/runs/{run_id}/steps."""
     ctx = begin("appendRunStep")
-    result = ctx.use_cases.append_run_step(ctx.actor, ctx.action, run_id, body)
+    step = ctx.use_cases.append_run_step(ctx.actor, ctx.action, run_id, body)
+    result = {"seq": step.seq, "kept": step.kept, "ceilings": _ceilings(step.ceilings)}
     return _no_store(json_response(result, 201))
 
 
 def put_run_answer(run_id: str, body: dict[str, Any]) -> Response:
     """PUT /api/v1/runs/{run_id}/answer."""
     ctx = begin("putRunAnswer")
-    result = ctx.use_cases.put_run_answer(ctx.actor, ctx.action, run_id, body["answer_md"])
-    return _no_store(json_response(result))
+    put = ctx.use_cases.put_run_answer(ctx.actor, ctx.action, run_id, body["answer_md"])
+    return _no_store(json_response({"stored": put.stored, "ceilings": _ceilings(put.ceilings)}))
 
 
 def get_run_privacy(run_id: str) -> Response:
     """GET /api/v1/runs/{run_id}/privacy (ETag: the envelope version)."""
     ctx = begin("getRunPrivacy")
-    view = ctx.use_cases.read_run_privacy(ctx.actor, ctx.action, run_id)
-    return _no_store(json_response(view.body), view.envelope_version)
+    state = ctx.use_cases.read_run_privacy(ctx.actor, ctx.action, run_id)
+    result: dict[str, Any] = {"attempted_provider_ids": list(state.attempted_provider_ids)}
+    if state.ceilings is not None:
+        result["ceilings"] = _ceilings(state.ceilings)
+    return _no_store(json_response(result), state.envelope_version)
 
 
 def rotate_run_envelope(run_id: str, body: dict[str, Any]) -> Response:

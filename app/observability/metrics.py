@@ -52,9 +52,10 @@ from prometheus_client import (
     disable_created_metrics,
 )
 
+from app.domain.decisions import Decision
 from app.http.ratelimit import FAILED_AUTH_CLASS, STORAGE_FAILURE_KINDS
 from app.http.routes import Route
-from app.policy import ENTRYPOINTS, REASONS, Decision
+from app.policy import ENTRYPOINTS, REASONS
 
 __all__ = [
     "FAILURE_KINDS",

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
+from app.domain.decisions import Decision
 from app.opa_client import Evaluation, OpaMalformed, OpaUndefined
 from app.policy.inputs import (
     DecisionInput,
@@ -37,17 +38,18 @@ from app.policy.inputs import (
     SessionContextInput,
     TriggerHoldersInput,
 )
-from app.policy.resources import instance
-from app.policy.results import (
+from app.policy.privacy_results import (
     AttemptRefused,
     CeilingsGo,
-    Decision,
     PolicyUnreadable,
+    parse_privacy_attempt,
+    parse_privacy_write,
+)
+from app.policy.resources import instance
+from app.policy.results import (
     RunContextVerdict,
     SessionContextVerdict,
     parse_decision,
-    parse_privacy_attempt,
-    parse_privacy_write,
     parse_revision,
     parse_run_context,
     parse_session_context,

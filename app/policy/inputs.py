@@ -2,12 +2,18 @@
 
 These are the shapes the app sends to OPA as ``input``. They hold ids, kinds, states,
 levels, positions and timestamps only: never message content, handles, display names,
-e-mail addresses or tokens. A field that does not apply is absent, never null.
+e-mail addresses or tokens. A field that does not apply is absent, never null. The
+fact bundle (``input.facts``) is a domain type (:mod:`app.domain.facts`); the privacy
+inputs are built here from the domain's ceilings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal, NotRequired, TypedDict
+
+from app.domain.facts import FactBundle
+from app.domain.privacy import Ceilings
 
 __all__ = [
     "ActingForInput",
@@ -17,15 +23,10 @@ __all__ = [
     "BoundRunFacts",
     "CandidateThread",
     "CeilingFacts",
-    "ChannelFacts",
     "ChannelResource",
     "DecisionInput",
-    "FactBundle",
-    "GrantFacts",
-    "GrantRef",
     "InstanceResource",
     "IntentRef",
-    "PrincipalFacts",
     "PrivacyAttemptInput",
     "PrivacyRunFacts",
     "PrivacyWriteInput",
@@ -34,81 +35,15 @@ __all__ = [
     "RunContextInput",
     "RunRef",
     "RunResource",
-    "RunnerFacts",
     "RunnerResource",
     "SessionContextInput",
-    "SpaceFacts",
     "TaskFacts",
     "ThreadPosition",
     "TriggerHoldersInput",
+    "ceiling_facts",
+    "privacy_attempt_input",
+    "privacy_write_input",
 ]
-
-
-class PrincipalFacts(TypedDict):
-    """One principal of the fact bundle.
-
-    ``acting_for`` is present (``"required"``) only for an agent that may post and
-    list only for the requester of a bound run.
-    """
-
-    kind: str
-    status: str
-    is_owner: bool
-    groups: list[str]
-    permissions: list[str]
-    acting_for: NotRequired[str]
-
-
-class ChannelFacts(TypedDict):
-    """One channel of the fact bundle; ``members`` only lists principals of the bundle."""
-
-    kind: str
-    archived: bool
-    space_id: str
-    members: list[str]
-
-
-class SpaceFacts(TypedDict):
-    """One space of the fact bundle."""
-
-    archived: bool
-
-
-class GrantRef(TypedDict):
-    """The subject or the target of a grant."""
-
-    kind: str
-    id: str
-
-
-class GrantFacts(TypedDict):
-    """A grant that can matter for the principals and channels of the bundle."""
-
-    subject: GrantRef
-    target: GrantRef
-    level: str
-    expires_at: NotRequired[str]
-
-
-class RunnerFacts(TypedDict):
-    """A runner as the runner decisions see it: enrolled or not, and in which epoch."""
-
-    enrolled: bool
-    enrollment_epoch: int
-
-
-class FactBundle(TypedDict):
-    """The common fact bundle ``input.facts`` (built in one SQL statement).
-
-    ``runners`` is present only in the decisions of runner actions, keyed by runner id.
-    """
-
-    now: str
-    principals: dict[str, PrincipalFacts]
-    channels: dict[str, ChannelFacts]
-    spaces: dict[str, SpaceFacts]
-    grants: list[GrantFacts]
-    runners: NotRequired[dict[str, RunnerFacts]]
 
 
 class ChannelResource(TypedDict):
@@ -337,3 +272,45 @@ class PrivacyWriteInput(TypedDict):
 
     run: PrivacyRunFacts
     task: NotRequired[TaskFacts]
+
+
+def ceiling_facts(ceilings: Ceilings) -> dict[str, CeilingFacts]:
+    """The run's ceilings as the ceiling rules read them (``input.run.ceilings``)."""
+    return {kind: {"level": c.level, "explicit": c.explicit} for kind, c in ceilings.items()}
+
+
+def privacy_write_input(
+    ceilings: Ceilings, *, task_key: str | None, task_policy: Mapping[str, str] | None
+) -> PrivacyWriteInput:
+    """The input of ``data.privacy.write``: the stored ceilings and the run's task.
+
+    ``ceilings`` is left out for a run that was never reconciled, ``task`` for a run
+    without a task, and the task's ``policy`` when the task has none.
+    """
+    run: PrivacyRunFacts = {}
+    if ceilings:
+        run["ceilings"] = ceiling_facts(ceilings)
+    request: PrivacyWriteInput = {"run": run}
+    if task_key is not None:
+        task: TaskFacts = {"key": task_key}
+        if task_policy is not None:
+            task["policy"] = dict(task_policy)
+        request["task"] = task
+    return request
+
+
+def privacy_attempt_input(
+    ceilings: Ceilings,
+    *,
+    task_key: str | None,
+    task_policy: Mapping[str, str] | None,
+    provider_id: str,
+    provider_policy: Mapping[str, str] | None,
+) -> PrivacyAttemptInput:
+    """The input of ``data.privacy.attempt``: as :func:`privacy_write_input`, plus the
+    provider and its explicit levels (left out for an unknown provider)."""
+    provider: ProviderFacts = {"id": provider_id}
+    if provider_policy is not None:
+        provider["policy"] = dict(provider_policy)
+    request = privacy_write_input(ceilings, task_key=task_key, task_policy=task_policy)
+    return {**request, "provider": provider}

@@ -1,4 +1,7 @@
-"""Typed results of every policy entry point, and their validation.
+"""Typed results of the decision, run-context and session-context entry points.
+
+The privacy entry points' results are in :mod:`app.policy.privacy_results`; the
+decision's type is the domain's (:mod:`app.domain.decisions`).
 
 Every answer OPA gives is checked here before anything uses it, down to the enums:
 a decision whose reason is not on the closed list, a class whose role or trust is not
@@ -16,45 +19,29 @@ from enum import StrEnum
 from typing import Any
 
 from agent_sdk.contracts import INTENT_REASONS
-from app.domain.privacy import CEILING_KINDS
+from app.domain.decisions import OWN, ActingFor, ActingForMode, Decision
 from app.opa_client import OpaMalformed
 from app.policy.inputs import (
     ActingForInput,
     AuthorRef,
     CandidateThread,
-    PrivacyAttemptInput,
-    PrivacyRunFacts,
-    PrivacyWriteInput,
     SessionContextInput,
 )
 
 __all__ = [
     "INTENT_REASONS",
-    "OWN",
     "REASONS",
     "REVISION_PATTERN",
-    "ActingFor",
-    "ActingForMode",
-    "AttemptRefused",
     "AuthorClass",
-    "Ceiling",
-    "CeilingLevel",
-    "CeilingsGo",
-    "Decision",
     "IntentOutcome",
     "IntentVerdict",
-    "PolicyUnreadable",
     "ReachableSurface",
-    "Retention",
     "Role",
-    "RunCeilings",
     "RunContextVerdict",
     "SessionContextVerdict",
-    "StepPart",
     "Trust",
+    "is_str_list",
     "parse_decision",
-    "parse_privacy_attempt",
-    "parse_privacy_write",
     "parse_revision",
     "parse_run_context",
     "parse_session_context",
@@ -109,71 +96,6 @@ class Trust(StrEnum):
 # label and answers, so it is bounded and plain (``make bundle`` writes a git commit id,
 # plus ``-dirty``).
 REVISION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+/-]{0,127}\Z")
-
-
-class ActingForMode(StrEnum):
-    """Which rights decided a call: the actor's own, or also a bound run's requester's."""
-
-    OWN = "own"
-    RUN = "run"
-
-
-@dataclass(frozen=True, slots=True)
-class ActingFor:
-    """The ``acting_for`` of a decision: the mode, the run, the sides that failed.
-
-    Attributes:
-        mode: ``own`` or ``run``.
-        run_id: The bound run in mode ``run``; ``None`` in mode ``own``.
-        failed: In mode ``run`` of a message decision, the sides (``agent``,
-            ``requester``) that do not allow the call; empty otherwise.
-    """
-
-    mode: ActingForMode
-    run_id: str | None = None
-    failed: tuple[str, ...] = ()
-
-    def view(self) -> dict[str, Any]:
-        """``{"mode": "own"}`` or ``{"mode": "run", "run_id"}``: what a relayed answer says."""
-        if self.run_id is None:
-            return {"mode": self.mode.value}
-        return {"mode": self.mode.value, "run_id": self.run_id}
-
-
-OWN = ActingFor(ActingForMode.OWN)
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """OPA's answer to ``data.authz.decision``.
-
-    Attributes:
-        allow: Whether the action is allowed.
-        reason: Machine-readable reason from the closed list :data:`REASONS`.
-        status: 200 for an allow, 403 (visible, not allowed) or 404 (invisible).
-        revision: The revision of the policy bundle that decided (OPA's provenance);
-            ``None`` when the sidecar serves policies that are not a bundle with a
-            revision (``make run``'s working tree, the tests).
-        acting_for: The mode the policy named for a request that carried
-            ``input.acting_for`` (a relayed call of a session with a bound run);
-            ``None`` when it named none.
-    """
-
-    allow: bool
-    reason: str
-    status: int
-    revision: str | None = None
-    acting_for: ActingFor | None = None
-
-    @property
-    def mode(self) -> str:
-        """``run`` when the decision was taken for a bound run's requester too, else ``own``."""
-        return (self.acting_for or OWN).mode.value
-
-    @property
-    def run_id(self) -> str | None:
-        """The run the decision was taken for (mode ``run``), else ``None``."""
-        return None if self.acting_for is None else self.acting_for.run_id
 
 
 def parse_revision(provenance: Any) -> str | None:
@@ -264,7 +186,7 @@ def _acting_for(value: Any, sent: ActingForInput | None, *, allow: bool, reason:
         raise OpaMalformed("decision acting_for names another run")
     failed = value.get("failed", [])
     if (
-        not _is_str_list(failed)
+        not is_str_list(failed)
         or len(set(failed)) != len(failed)
         or not set(failed) <= set(_SIDES)
         or (allow and failed)
@@ -307,7 +229,8 @@ class RunContextVerdict:
         return self.classes[(author_id, origin)]
 
 
-def _is_str_list(value: Any) -> bool:
+def is_str_list(value: Any) -> bool:
+    """Whether ``value`` is a JSON array of strings."""
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
@@ -362,7 +285,7 @@ def parse_run_context(
     if not isinstance(result, dict):
         raise OpaMalformed("run context evaluation is not an object")
     holders = result.get("trigger_holders")
-    if not isinstance(holders, list) or not _is_str_list(holders):
+    if not isinstance(holders, list) or not is_str_list(holders):
         raise OpaMalformed("run context trigger holders have the wrong shape")
     return RunContextVerdict(
         readable=_readable(result.get("readable"), threads),
@@ -378,7 +301,7 @@ def parse_trigger_holders(result: Any, candidates: list[str]) -> tuple[str, ...]
         OpaMalformed: not a list of strings, or an id that was not a candidate, or not
             strictly ascending.
     """
-    if not _is_str_list(result):
+    if not is_str_list(result):
         raise OpaMalformed("trigger holders have the wrong shape")
     sent = set(candidates)
     if any(holder not in sent for holder in result) or result != sorted(set(result)):
@@ -491,7 +414,7 @@ def parse_session_context(result: Any, request: SessionContextInput) -> SessionC
     actor = request["facts"]["principals"].get(request["actor"])
     held = set(actor["permissions"]) if actor is not None else set()
     if (
-        not _is_str_list(permissions)
+        not is_str_list(permissions)
         or permissions != sorted(set(permissions))
         or not set(permissions) <= held
     ):
@@ -506,167 +429,3 @@ def parse_session_context(result: Any, request: SessionContextInput) -> SessionC
         reachable=_reachable(result["reachable"], request["surfaces"], granted),
         intents=tuple(_intent(entry) for entry in intents),
     )
-
-
-# ---------------------------------------------------------------- privacy ceilings
-
-
-class CeilingLevel(StrEnum):
-    """A level of the ceiling scale (names mirror ``policies/privacy/scale``).
-
-    Only the names: the order, the global default and what each level keeps are
-    decided in Rego. A test pins the names against the policy data.
-    """
-
-    NONE = "none"
-    METADATA = "metadata"
-    FULL = "full"
-
-
-class StepPart(StrEnum):
-    """A top-level part of a run-step payload that a retention level can keep."""
-
-    KIND = "kind"
-    METADATA = "metadata"
-    CONTENT = "content"
-
-
-@dataclass(frozen=True, slots=True)
-class Ceiling:
-    """A run ceiling: its level and whether an explicit provider or task policy set it."""
-
-    level: CeilingLevel
-    explicit: bool
-
-
-@dataclass(frozen=True, slots=True)
-class RunCeilings:
-    """The two ceilings of a run."""
-
-    audit_content: Ceiling
-    background_answer: Ceiling
-
-
-@dataclass(frozen=True, slots=True)
-class Retention:
-    """What the ceilings keep: the step-payload parts, and whether the answer stays."""
-
-    step_parts: frozenset[StepPart]
-    answer: bool
-
-
-@dataclass(frozen=True, slots=True)
-class CeilingsGo:
-    """Go: the run's new ceilings, whether they differ from the stored ones, retention."""
-
-    ceilings: RunCeilings
-    changed: bool
-    retention: Retention
-
-
-@dataclass(frozen=True, slots=True)
-class PolicyUnreadable:
-    """A stored level or policy is not on the scale: refuse (the app answers 503)."""
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptRefused:
-    """The attempt is refused with a policy decision (403 ``unknown_provider``)."""
-
-    decision: Decision
-
-
-_KINDS = CEILING_KINDS
-
-
-def _ceiling(value: Any) -> Ceiling:
-    if not isinstance(value, dict) or set(value) != {"level", "explicit"}:
-        raise OpaMalformed("privacy ceiling has the wrong shape")
-    level, explicit = value["level"], value["explicit"]
-    if not isinstance(explicit, bool) or not isinstance(level, str):
-        raise OpaMalformed("privacy ceiling has the wrong shape")
-    try:
-        return Ceiling(level=CeilingLevel(level), explicit=explicit)
-    except ValueError as exc:
-        raise OpaMalformed("privacy ceiling has an unknown level") from exc
-
-
-def _retention(value: Any) -> Retention:
-    if not isinstance(value, dict) or set(value) != {"step_parts", "answer"}:
-        raise OpaMalformed("privacy retention has the wrong shape")
-    parts, answer = value["step_parts"], value["answer"]
-    if not isinstance(answer, bool) or not _is_str_list(parts) or len(set(parts)) != len(parts):
-        raise OpaMalformed("privacy retention has the wrong shape")
-    try:
-        return Retention(step_parts=frozenset(StepPart(part) for part in parts), answer=answer)
-    except ValueError as exc:
-        raise OpaMalformed("privacy retention names an unknown step part") from exc
-
-
-def _sent_ceilings(run: PrivacyRunFacts) -> dict[str, dict[str, Any]]:
-    return {kind: dict(ceiling) for kind, ceiling in run.get("ceilings", {}).items()}
-
-
-def _go(result: dict[str, Any], run: PrivacyRunFacts) -> CeilingsGo:
-    if set(result) != {"outcome", "ceilings", "changed", "retention"}:
-        raise OpaMalformed("privacy go has the wrong shape")
-    ceilings, changed = result["ceilings"], result["changed"]
-    if not isinstance(ceilings, dict) or set(ceilings) != set(_KINDS):
-        raise OpaMalformed("privacy go does not name both ceilings")
-    if not isinstance(changed, bool):
-        raise OpaMalformed("privacy go has the wrong shape")
-    if not changed and ceilings != _sent_ceilings(run):
-        raise OpaMalformed("privacy go is unchanged but differs from the stored ceilings")
-    return CeilingsGo(
-        ceilings=RunCeilings(
-            audit_content=_ceiling(ceilings["audit_content"]),
-            background_answer=_ceiling(ceilings["background_answer"]),
-        ),
-        changed=changed,
-        retention=_retention(result["retention"]),
-    )
-
-
-def parse_privacy_attempt(
-    result: Any, sent: PrivacyAttemptInput, revision: str | None = None
-) -> CeilingsGo | PolicyUnreadable | AttemptRefused:
-    """Read ``data.privacy.attempt``, checked against the run facts sent.
-
-    ``revision`` is the bundle revision that answered; a refusal carries it in its
-    decision (the refusal is audited).
-
-    Raises:
-        OpaMalformed: an unknown outcome; a refusal that is not a deny decision; a go
-            without both ceilings, with an unknown level or step part, with fields of
-            the wrong type, or claiming "unchanged" for ceilings other than the stored
-            ones.
-    """
-    if not isinstance(result, dict):
-        raise OpaMalformed("privacy attempt is not an object")
-    outcome = result.get("outcome")
-    if outcome == "unreadable" and set(result) == {"outcome"}:
-        return PolicyUnreadable()
-    if outcome == "refused" and set(result) == {"outcome", "decision"}:
-        decision = parse_decision(result["decision"], revision=revision)
-        if decision.allow:
-            raise OpaMalformed("privacy refusal allows")
-        return AttemptRefused(decision)
-    if outcome == "go":
-        return _go(result, sent["run"])
-    raise OpaMalformed("privacy attempt has an unknown outcome")
-
-
-def parse_privacy_write(result: Any, sent: PrivacyWriteInput) -> CeilingsGo | PolicyUnreadable:
-    """Read ``data.privacy.write``, checked against the run facts sent.
-
-    Raises:
-        OpaMalformed: as :func:`parse_privacy_attempt`; a write is never refused.
-    """
-    if not isinstance(result, dict):
-        raise OpaMalformed("privacy write is not an object")
-    outcome = result.get("outcome")
-    if outcome == "unreadable" and set(result) == {"outcome"}:
-        return PolicyUnreadable()
-    if outcome == "go":
-        return _go(result, sent["run"])
-    raise OpaMalformed("privacy write has an unknown outcome")

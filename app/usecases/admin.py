@@ -14,10 +14,9 @@ from app.domain.privacy import is_task_key
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.policy import resources
 from app.usecases.authorization import Authorizer
-from app.usecases.ports import UnitFactory
 from repositories.admin import AdminRepository
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitOfWork
+from repositories.unit_of_work import UnitFactory, UnitOfWork
 
 __all__ = ["RunAdmin"]
 

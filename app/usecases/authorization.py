@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from typing import NoReturn, Protocol
 
+from app.domain.decisions import Decision
+from app.domain.facts import FactBundle
 from app.errors import ApiError, Forbidden, NotFound
-from app.policy import Decision, PolicyGateway
-from app.policy.inputs import ActingForInput, DecisionInput, FactBundle, Resource
+from app.policy import PolicyGateway
+from app.policy.inputs import ActingForInput, DecisionInput, Resource
 
 __all__ = ["Authorizer", "DecisionObserver", "DenialAudit", "Subject", "decision_error"]
 

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.domain.decisions import Decision
+from app.domain.facts import FactBundle
 from app.errors import NotFound, ValidationFailed
 from app.policy import PolicyGateway, resources
-from app.policy.inputs import ActingForInput, DecisionInput, FactBundle, Resource
-from app.policy.results import Decision
+from app.policy.inputs import ActingForInput, DecisionInput, Resource
 from app.usecases.authorization import Authorizer
-from app.usecases.ports import UnitFactory
 from app.usecases.runners import acting_for_input
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitOfWork
+from repositories.unit_of_work import UnitFactory, UnitOfWork
 
 __all__ = ["ExplainDecision", "QueryTriggerHolders"]
 

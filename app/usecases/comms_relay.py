@@ -42,16 +42,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.domain.comms import ListCall, PostCall, call_error, parse_call
+from app.domain.decisions import OWN, ActingFor
 from app.errors import ApiError, InternalError, NotFound
 from app.opa_client import OpaMalformed
 from app.policy.inputs import ActingForInput
-from app.policy.results import OWN, ActingFor
 from app.usecases.authorization import Authorizer
 from app.usecases.messages import ListMessages, PostMessage
-from app.usecases.ports import UnitFactory
 from app.usecases.runners import acting_for_input, binding_resource, runner_facts
 from repositories.principals import Account, RunnerIdentity
 from repositories.runners import Binding
+from repositories.unit_of_work import UnitFactory
 
 __all__ = ["RelayCommsCall", "RelayedOperation"]
 

@@ -17,10 +17,9 @@ from app.errors import Conflict, InternalError, NotFound, ValidationFailed
 from app.policy import resources
 from app.policy.inputs import ActingForInput
 from app.usecases.authorization import Authorizer
-from app.usecases.ports import UnitFactory
 from repositories.messages import MessageRepository, ThreadRow
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitOfWork
+from repositories.unit_of_work import UnitFactory, UnitOfWork
 
 __all__ = ["ListMessages", "PostMessage", "PostResult"]
 

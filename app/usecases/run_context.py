@@ -24,26 +24,26 @@ weaker trust markers.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from app.config import Settings
 from app.domain import run_context as shaping
+from app.domain.facts import FactBundle
 from app.domain.representation import StoredMessage, context_element, principal_ref
 from app.errors import InternalError, NotFound
 from app.policy import PolicyGateway, RunContextVerdict, resources
 from app.policy.inputs import (
     AuthorRef,
     CandidateThread,
-    FactBundle,
     RunContextInput,
     RunRef,
 )
 from app.usecases.authorization import Authorizer
-from app.usecases.ports import RunContextUnit
 from repositories.principals import Actor
 from repositories.run_context import LoadedRun
+from repositories.unit_of_work import UnitFactory
 
 __all__ = ["ContextLimits", "ReadRunContext", "run_context_input"]
 
@@ -145,7 +145,7 @@ class ReadRunContext:
     def __init__(
         self,
         *,
-        reader: Callable[[], RunContextUnit],
+        reader: UnitFactory,
         authorizer: Authorizer,
         policy: PolicyGateway,
         limits: ContextLimits,

@@ -1,15 +1,8 @@
-"""Provider privacy ceilings enforced per attempt under a run-row lock (seed 004).
+"""The run privacy operations: provider attempts, run content, the privacy read.
 
-:class:`RetentionGuard` is the one place where a run's audit copies are written: it
-opens a fresh transaction (never inside an outer one), locks the run row ``FOR
-UPDATE`` in its first statement, authorizes the action as the run's own agent on an
-active run, asks the policies for the run's ceilings, refilters earlier step payloads
-and the stored answer when the ceilings changed, and lets the operation write under
-the same lock before it commits. Any failure in locking, filtering or persistence
-rolls the whole transaction back, so a refusal changes nothing.
-
-The operations (each a use case of its own, taking the guard as a collaborator that
-may be missing, in which case a run-carrying call refuses):
+Each is a use case of its own. The writing ones go through the retention guard
+(:mod:`app.usecases.retention_guard`), a collaborator that may be missing, in which
+case a run-carrying call refuses:
 
 * :class:`RecordProviderAttempt` (``provider.attempt``), before every chat or tool
   attempt: unknown provider 403 ``unknown_provider``; unreadable policy, lock timeout
@@ -24,294 +17,99 @@ may be missing, in which case a run-carrying call refuses):
   provider ids, without a lock and without reconciling.
 
 Python decides nothing about levels: which ceiling results, and what it keeps of a
-payload and of an answer, comes from ``data.privacy``; the domain code only applies
-the parts the policy named (``app/domain/privacy.py``).
+payload and of an answer, comes from ``data.privacy``. The operations answer with
+domain values; the handlers (``app/handlers/run_privacy.py``) write the bodies.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Protocol, Self
-
-from sqlalchemy.exc import DBAPIError
+from typing import Any
 
 from app.domain.privacy import (
     CEILING_KINDS,
     CEILING_LEVELS,
     MAX_ATTEMPTS,
+    Ceilings,
     is_attempt_id,
     is_provider_id,
     parse_if_match,
-    retain,
 )
-from app.errors import (
-    Conflict,
-    InternalError,
-    NotFound,
-    ServiceUnavailable,
-    ValidationFailed,
-)
-from app.policy import PolicyGateway, resources
+from app.errors import Conflict, NotFound, ValidationFailed
 from app.policy.inputs import (
-    CeilingFacts,
     PrivacyAttemptInput,
-    PrivacyRunFacts,
     PrivacyWriteInput,
-    ProviderFacts,
-    RunResource,
-    TaskFacts,
+    privacy_attempt_input,
+    privacy_write_input,
 )
-from app.policy.results import AttemptRefused, CeilingsGo, PolicyUnreadable, RunCeilings
+from app.policy.privacy_results import AttemptRefused
 from app.usecases.authorization import Authorizer
-from app.usecases.ports import UnitFactory
-from repositories.principals import Actor
-from repositories.run_privacy import (
-    LockedRun,
-    PrivacySnapshot,
-    RunPrivacyRepository,
-    StepRow,
-    StoredCeiling,
-    is_lock_timeout,
-    is_missing_schema,
+from app.usecases.retention_guard import (
+    RetentionGuard,
+    refuse,
+    refusing,
+    required,
+    retained,
+    run_resource,
 )
-from repositories.unit_of_work import OuterTransaction
+from repositories.principals import Actor
+from repositories.run_privacy import LockedRun, PrivacySnapshot
+from repositories.unit_of_work import UnitFactory
 
 __all__ = [
+    "AnswerPut",
     "AppendRunStep",
-    "GuardUnit",
-    "Guarded",
+    "PrivacyState",
     "PutRunAnswer",
     "ReadRunPrivacy",
     "RecordProviderAttempt",
-    "RetentionGuard",
     "RotateRunEnvelope",
-    "ceilings_view",
+    "StepAppended",
 ]
-
-log = logging.getLogger("app.privacy")
-
-
-class GuardUnit(Protocol):
-    """The unit the guard runs in (``repositories.unit_of_work.GuardedUnitOfWork``)."""
-
-    @property
-    def run_privacy(self) -> RunPrivacyRepository:
-        """The run privacy repository on the unit's connection."""
-
-    def begin(self) -> None:
-        """Begin the transaction; raise ``OuterTransaction`` if one is open already."""
-
-    def commit(self) -> None:
-        """Commit the transaction."""
-
-    def __enter__(self) -> Self:
-        """Take the connection (without beginning)."""
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Roll back what the unit began, release the connection."""
 
 
 @dataclass(frozen=True, slots=True)
-class Guarded:
-    """Inside the guard: the locked run and the unit to write and commit through."""
+class StepAppended:
+    """``appendRunStep``: the step's ``seq``, the parts kept (ascending), the ceilings."""
 
-    run: LockedRun
-    unit: GuardUnit
-
-    @property
-    def repo(self) -> RunPrivacyRepository:
-        """The run privacy repository of the guarded transaction."""
-        return self.unit.run_privacy
+    seq: int
+    kept: list[str]
+    ceilings: Ceilings
 
 
-def _refuse(reason: str, run_id: str, detail: str) -> ServiceUnavailable:
-    log.error("privacy guard refused", extra={"reason": reason, "run_id": run_id})
-    return ServiceUnavailable(detail)
+@dataclass(frozen=True, slots=True)
+class AnswerPut:
+    """``putRunAnswer``: whether the answer was stored, and the run's ceilings."""
+
+    stored: bool
+    ceilings: Ceilings
 
 
-@contextmanager
-def _refusing(run_id: str, *, lock_timeout: bool = False) -> Iterator[None]:
-    """Refuse (503) a missing privacy schema and, if asked, an expired ``lock_timeout``."""
-    try:
-        yield
-    except DBAPIError as exc:
-        if is_missing_schema(exc):
-            raise _refuse(
-                "schema_missing", run_id, "The privacy schema is not installed."
-            ) from None
-        if lock_timeout and is_lock_timeout(exc):
-            raise _refuse("lock_timeout", run_id, "The run is locked by another request.") from None
-        raise
+@dataclass(frozen=True, slots=True)
+class PrivacyState:
+    """``getRunPrivacy``: the stored state and the envelope version for the ETag.
 
-
-def ceilings_view(ceilings: Mapping[str, StoredCeiling]) -> dict[str, CeilingFacts]:
-    """The ``RunCeilings`` schema of a run's ceilings."""
-    return {kind: {"level": c.level, "explicit": c.explicit} for kind, c in ceilings.items()}
-
-
-def _run_facts(run: LockedRun) -> PrivacyRunFacts:
-    facts: PrivacyRunFacts = {}
-    if run.ceilings:
-        facts["ceilings"] = ceilings_view(run.ceilings)
-    return facts
-
-
-def _task_facts(run: LockedRun) -> TaskFacts | None:
-    if run.task_key is None:
-        return None
-    task: TaskFacts = {"key": run.task_key}
-    if run.task_policy is not None:
-        task["policy"] = dict(run.task_policy)
-    return task
-
-
-def write_input(run: LockedRun) -> PrivacyWriteInput:
-    """The input of ``data.privacy.write``: ids and level names, never content."""
-    request: PrivacyWriteInput = {"run": _run_facts(run)}
-    task = _task_facts(run)
-    if task is not None:
-        request["task"] = task
-    return request
-
-
-def attempt_input(run: LockedRun, provider_id: str) -> PrivacyAttemptInput:
-    """The input of ``data.privacy.attempt``: ids and level names, never content."""
-    provider: ProviderFacts = {"id": provider_id}
-    if run.provider_policy is not None:
-        provider["policy"] = dict(run.provider_policy)
-    return {**write_input(run), "provider": provider}
-
-
-def _stored(ceilings: RunCeilings) -> dict[str, StoredCeiling]:
-    return {
-        "audit_content": StoredCeiling(
-            ceilings.audit_content.level.value, ceilings.audit_content.explicit
-        ),
-        "background_answer": StoredCeiling(
-            ceilings.background_answer.level.value, ceilings.background_answer.explicit
-        ),
-    }
-
-
-def _run_resource(run: LockedRun | PrivacySnapshot) -> RunResource:
-    return resources.run(
-        run.run_id, agent_id=run.agent_id, channel_id=run.channel_id, state=run.state
-    )
-
-
-def _retain(payload: Mapping[str, Any], verdict: CeilingsGo) -> dict[str, Any]:
-    """``payload`` with only what the verdict's ceilings keep, marked with its level."""
-    return retain(
-        payload,
-        {part.value for part in verdict.retention.step_parts},
-        verdict.ceilings.audit_content.level.value,
-    )
-
-
-class RetentionGuard:
-    """Lock, authorize, evaluate, refilter and persist in one transaction of its own.
-
-    Args:
-        units: opens a :class:`GuardUnit` on the write engine.
-        authorizer: decides the run actions and audits denials.
-        policy: asks ``data.privacy``.
-        lock_timeout_ms: ``privacy.lock_timeout_ms``.
+    ``ceilings`` is ``None`` until the run is reconciled (both kinds stored).
     """
 
-    def __init__(
-        self,
-        *,
-        units: Callable[[], GuardUnit],
-        authorizer: Authorizer,
-        policy: PolicyGateway,
-        lock_timeout_ms: int,
-    ) -> None:
-        self._units = units
-        self.authorizer = authorizer
-        self.policy = policy
-        self._lock_timeout_ms = lock_timeout_ms
-
-    @contextmanager
-    def locked(
-        self, actor: Actor, action: str, run_id: str, *, provider_id: str | None = None
-    ) -> Iterator[Guarded]:
-        """Open a fresh transaction, lock the run row, authorize ``action``.
-
-        The body writes through :attr:`Guarded.repo` and commits through
-        :attr:`Guarded.unit`; leaving without a commit rolls everything back.
-
-        Raises:
-            NotFound: unknown run, or not the run's own agent on an active run.
-            InternalError: the unit's connection was already in a transaction.
-            ServiceUnavailable: the lock timed out or the privacy schema is missing.
-        """
-        with _refusing(run_id, lock_timeout=True), self._units() as unit:
-            try:
-                unit.begin()
-            except OuterTransaction:
-                log.error(
-                    "privacy guard refused",
-                    extra={"reason": "outer_transaction", "run_id": run_id},
-                )
-                raise InternalError() from None
-            run = unit.run_privacy.lock(
-                run_id,
-                actor_id=actor.id,
-                provider_id=provider_id,
-                lock_timeout_ms=self._lock_timeout_ms,
-            )
-            if run is None:
-                raise NotFound()
-            self.authorizer.require(actor, action, _run_resource(run), run.facts)
-            yield Guarded(run=run, unit=unit)
-
-    def apply(self, guarded: Guarded, verdict: CeilingsGo | PolicyUnreadable) -> CeilingsGo:
-        """Persist changed ceilings and refilter earlier content, in the guarded transaction.
-
-        Raises:
-            ServiceUnavailable: the policy is unreadable, or a stored step payload is
-                not an object the retention rules can apply to (nothing is changed).
-        """
-        run = guarded.run
-        if isinstance(verdict, PolicyUnreadable):
-            raise _refuse("policy_unreadable", run.run_id, "The privacy policy cannot be read.")
-        if not verdict.changed:
-            return verdict
-        rewritten: list[StepRow] = []
-        for step in guarded.repo.steps(run):
-            if not isinstance(step.payload, dict):
-                raise _refuse(
-                    "content_unreadable", run.run_id, "A stored run step cannot be filtered."
-                )
-            filtered = _retain(step.payload, verdict)
-            if filtered != step.payload:
-                rewritten.append(StepRow(id=step.id, payload=filtered))
-        guarded.repo.rewrite_steps(run, rewritten)
-        guarded.repo.apply_ceilings(
-            run, _stored(verdict.ceilings), keep_answer=verdict.retention.answer
-        )
-        log.info(
-            "privacy ceilings changed",
-            extra={"run_id": run.run_id, "dropped": len(rewritten)},
-        )
-        return verdict
+    ceilings: Ceilings | None
+    attempted_provider_ids: tuple[str, ...]
+    envelope_version: int
 
 
-def _required(guard: RetentionGuard | None, run_id: str) -> RetentionGuard:
-    """The guard, or a refusal: a run-carrying call never runs without it."""
-    if guard is None:
-        log.error("privacy guard refused", extra={"reason": "guard_missing", "run_id": run_id})
-        raise InternalError()
-    return guard
+def _write_input(run: LockedRun) -> PrivacyWriteInput:
+    return privacy_write_input(run.ceilings, task_key=run.task_key, task_policy=run.task_policy)
+
+
+def _attempt_input(run: LockedRun, provider_id: str) -> PrivacyAttemptInput:
+    return privacy_attempt_input(
+        run.ceilings,
+        task_key=run.task_key,
+        task_policy=run.task_policy,
+        provider_id=provider_id,
+        provider_policy=run.provider_policy,
+    )
 
 
 def _invalid(path: str, message: str) -> ValidationFailed:
@@ -339,10 +137,8 @@ class _GuardedUseCase:
 class RecordProviderAttempt(_GuardedUseCase):
     """``recordProviderAttempt``: the boundary every chat or tool attempt passes first."""
 
-    def __call__(
-        self, actor: Actor, action: str, run_id: str, body: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """Record the attempt and answer "go" with the run's ceilings after the commit.
+    def __call__(self, actor: Actor, action: str, run_id: str, body: Mapping[str, Any]) -> Ceilings:
+        """Record the attempt; the run's ceilings (the "go") once it is committed.
 
         Raises:
             ValidationFailed: a malformed provider or attempt id.
@@ -354,7 +150,7 @@ class RecordProviderAttempt(_GuardedUseCase):
                 schema.
             InternalError: no guard, or an outer transaction.
         """
-        guard = _required(self._guard, run_id)
+        guard = required(self._guard, run_id)
         attempt_id, provider_id, kind = body["attempt_id"], body["provider_id"], body["kind"]
         if not is_provider_id(provider_id):
             raise _invalid("body/provider_id", "not a provider id")
@@ -368,9 +164,9 @@ class RecordProviderAttempt(_GuardedUseCase):
                 kind,
             ):
                 raise Conflict("attempt_id was recorded for another provider or kind.")
-            verdict = guard.policy.privacy_attempt(attempt_input(run, provider_id))
+            verdict = guard.policy.privacy_attempt(_attempt_input(run, provider_id))
             if isinstance(verdict, AttemptRefused):
-                guard.authorizer.refuse(actor, action, _run_resource(run), verdict.decision)
+                guard.authorizer.refuse(actor, action, run_resource(run), verdict.decision)
             applied = guard.apply(guarded, verdict)
             if previous is None:
                 position = guarded.repo.append_attempt(
@@ -379,7 +175,7 @@ class RecordProviderAttempt(_GuardedUseCase):
                 if position is None:
                     raise Conflict(f"The run has recorded the most attempts ({MAX_ATTEMPTS}).")
             guarded.unit.commit()
-        return {"outcome": "go", "ceilings": ceilings_view(_stored(applied.ceilings))}
+        return applied.ceilings
 
 
 class AppendRunStep(_GuardedUseCase):
@@ -387,42 +183,39 @@ class AppendRunStep(_GuardedUseCase):
 
     def __call__(
         self, actor: Actor, action: str, run_id: str, step: Mapping[str, Any]
-    ) -> dict[str, Any]:
+    ) -> StepAppended:
         """Append the step; what the ceiling does not keep is never stored.
 
         Raises:
             NotFound, ServiceUnavailable, InternalError: as :class:`RecordProviderAttempt`.
         """
-        guard = _required(self._guard, run_id)
+        guard = required(self._guard, run_id)
         with guard.locked(actor, action, run_id) as guarded:
-            applied = guard.apply(guarded, guard.policy.privacy_write(write_input(guarded.run)))
-            payload = _retain(step, applied)
+            applied = guard.apply(guarded, guard.policy.privacy_write(_write_input(guarded.run)))
+            payload = retained(step, applied)
             seq = guarded.repo.insert_step(guarded.run, payload)
             guarded.unit.commit()
-        return {
-            "seq": seq,
-            "kept": sorted(key for key in step if key in payload),
-            "ceilings": ceilings_view(_stored(applied.ceilings)),
-        }
+        kept = sorted(key for key in step if key in payload)
+        return StepAppended(seq=seq, kept=kept, ceilings=applied.ceilings)
 
 
 class PutRunAnswer(_GuardedUseCase):
     """``putRunAnswer``: store the background answer if the run's ceiling keeps it."""
 
-    def __call__(self, actor: Actor, action: str, run_id: str, answer: str) -> dict[str, Any]:
+    def __call__(self, actor: Actor, action: str, run_id: str, answer: str) -> AnswerPut:
         """Store the answer, or store nothing and say so (``stored: false``).
 
         Raises:
             NotFound, ServiceUnavailable, InternalError: as :class:`RecordProviderAttempt`.
         """
-        guard = _required(self._guard, run_id)
+        guard = required(self._guard, run_id)
         with guard.locked(actor, action, run_id) as guarded:
-            applied = guard.apply(guarded, guard.policy.privacy_write(write_input(guarded.run)))
+            applied = guard.apply(guarded, guard.policy.privacy_write(_write_input(guarded.run)))
             stored = applied.retention.answer
             if stored:
                 guarded.repo.set_answer(guarded.run, answer)
             guarded.unit.commit()
-        return {"stored": stored, "ceilings": ceilings_view(_stored(applied.ceilings))}
+        return AnswerPut(stored=stored, ceilings=applied.ceilings)
 
 
 class RotateRunEnvelope(_GuardedUseCase):
@@ -437,7 +230,7 @@ class RotateRunEnvelope(_GuardedUseCase):
                 newer state stays and the old key stays valid.
             NotFound, ServiceUnavailable, InternalError: as :class:`RecordProviderAttempt`.
         """
-        guard = _required(self._guard, run_id)
+        guard = required(self._guard, run_id)
         expected = parse_if_match(if_match)
         if expected is None:
             raise _invalid("header/If-Match", "not a strong ETag of an envelope version")
@@ -466,17 +259,7 @@ def _check_readable(snapshot: PrivacySnapshot) -> None:
     ids = snapshot.attempted_provider_ids
     ids_ok = len(ids) <= MAX_ATTEMPTS and all(is_provider_id(item) for item in ids)
     if not (levels_ok and ids_ok):
-        raise _refuse(
-            "state_unreadable", snapshot.run_id, "The run's privacy state cannot be read."
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class PrivacyView:
-    """``getRunPrivacy``: the body and the envelope version for the ETag."""
-
-    body: dict[str, Any]
-    envelope_version: int
+        raise refuse("state_unreadable", snapshot.run_id, "The run's privacy state cannot be read.")
 
 
 class ReadRunPrivacy:
@@ -491,8 +274,8 @@ class ReadRunPrivacy:
         self._reader = reader
         self._authorizer = authorizer
 
-    def __call__(self, actor: Actor, action: str, run_id: str) -> PrivacyView:
-        """The stored privacy state; ``ceilings`` is omitted until the run is reconciled.
+    def __call__(self, actor: Actor, action: str, run_id: str) -> PrivacyState:
+        """The stored privacy state; ``ceilings`` is ``None`` until the run is reconciled.
 
         Raises:
             NotFound: unknown run, ended run, or not the run's agent.
@@ -502,13 +285,15 @@ class ReadRunPrivacy:
                 attempts and writes on that run do.
         """
         with self._reader() as uow:
-            with _refusing(run_id):
+            with refusing(run_id):
                 snapshot = uow.run_privacy.snapshot(run_id, actor_id=actor.id)
             if snapshot is None:
                 raise NotFound()
-            self._authorizer.require(actor, action, _run_resource(snapshot), snapshot.facts)
+            self._authorizer.require(actor, action, run_resource(snapshot), snapshot.facts)
         _check_readable(snapshot)
-        body: dict[str, Any] = {"attempted_provider_ids": list(snapshot.attempted_provider_ids)}
-        if set(snapshot.ceilings) == set(CEILING_KINDS):
-            body["ceilings"] = ceilings_view(snapshot.ceilings)
-        return PrivacyView(body=body, envelope_version=snapshot.envelope_version)
+        reconciled = set(snapshot.ceilings) == set(CEILING_KINDS)
+        return PrivacyState(
+            ceilings=snapshot.ceilings if reconciled else None,
+            attempted_provider_ids=snapshot.attempted_provider_ids,
+            envelope_version=snapshot.envelope_version,
+        )

@@ -18,14 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from app.domain.facts import FactBundle
 from app.errors import Conflict, InternalError
 from app.policy import resources
-from app.policy.inputs import ActingForInput, BindingResource, BoundRunFacts, FactBundle
+from app.policy.inputs import ActingForInput, BindingResource, BoundRunFacts
 from app.usecases.authorization import Authorizer
-from app.usecases.ports import UnitFactory
 from repositories.principals import RunnerIdentity
 from repositories.runners import Binding, BoundRun
-from repositories.unit_of_work import UnitOfWork
+from repositories.unit_of_work import UnitFactory, UnitOfWork
 
 __all__ = [
     "BindRun",

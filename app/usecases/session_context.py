@@ -19,19 +19,20 @@ row, neither on an allow nor on a denial.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from agent_sdk.contracts import SessionResolveRequest, SessionResolveResponse
 from app.domain.echo import echo, join_path
+from app.domain.facts import FactBundle
 from app.errors import FieldError, ValidationFailed
 from app.policy import PolicyGateway, SessionContextVerdict, resources
-from app.policy.inputs import FactBundle, IntentRef, SessionContextInput
+from app.policy.inputs import IntentRef, SessionContextInput
 from app.usecases.authorization import DecisionObserver, decision_error
-from app.usecases.ports import FactsUnit
 from repositories.principals import Actor
+from repositories.unit_of_work import UnitFactory
 
 __all__ = ["ResolveSessionContext", "parse_request", "policy_input", "resolution"]
 
@@ -135,7 +136,7 @@ class ResolveSessionContext:
     def __init__(
         self,
         *,
-        reader: Callable[[], FactsUnit],
+        reader: UnitFactory,
         policy: PolicyGateway,
         decisions: DecisionObserver | None = None,
     ) -> None:

@@ -15,8 +15,8 @@ from app.domain.comms import mint_container_name
 from app.errors import Conflict, NotFound
 from app.policy import resources
 from app.usecases.authorization import Authorizer
-from app.usecases.ports import UnitFactory
 from repositories.principals import Actor
+from repositories.unit_of_work import UnitFactory
 
 __all__ = ["ProvisionWorkspace"]
 

@@ -1,8 +1,10 @@
-"""In-memory fakes of the use cases' ports: units of work, repositories, OPA, audit.
+"""In-memory fakes of what the use cases use: units of work, repositories, OPA, audit.
 
-They implement the protocols of :mod:`app.usecases.ports` and the gateway's
-:class:`~app.policy.gateway.Transport`, so a use case runs unchanged without
-PostgreSQL, OPA or HTTP (the cosmicpython way). They record what they were asked.
+The unit and repository fakes subclass the real classes
+(:class:`~repositories.unit_of_work.UnitOfWork` and the repositories) and override the
+reads a test scripts, so mypy holds them to the real signatures; the OPA fake
+implements the gateway's :class:`~app.policy.gateway.Transport`. A use case runs
+unchanged without PostgreSQL, OPA or HTTP. They record what they were asked.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
+from app.domain.decisions import Decision
+from app.domain.facts import FactBundle
 from app.domain.representation import StoredMessage
 from app.domain.run_context import WindowPlan
 from app.opa_client import Evaluation
-from app.policy import Decision
-from app.policy.inputs import FactBundle
-from repositories.run_context import CandidateRows, LoadedRun
+from repositories.facts import FactsRepository
+from repositories.run_context import CandidateRows, LoadedRun, RunContextRepository
+from repositories.unit_of_work import UnitOfWork
 
 __all__ = [
     "FakeAudit",
@@ -75,7 +79,7 @@ def stored(
 
 
 @dataclass
-class FakeFacts:
+class FakeFacts(FactsRepository):
     """Fact bundles from memory; records each request."""
 
     bundle_for: Callable[[set[str], set[str]], FactBundle] = lambda _p, _c: empty_facts()
@@ -89,7 +93,7 @@ class FakeFacts:
 
 
 @dataclass
-class FakeRunContextReads:
+class FakeRunContextReads(RunContextRepository):
     """The two reads of a context read, from memory; records the plan it was given."""
 
     loaded: LoadedRun | None
@@ -111,7 +115,7 @@ class FakeRunContextReads:
 
 
 @dataclass
-class FakeUnit:
+class FakeUnit(UnitOfWork):
     """A unit of work over the fake repositories; counts how often it was opened."""
 
     run_context: FakeRunContextReads

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from agent_sdk.errors import POLICY_REASONS
+from app.domain.decisions import OWN, ActingFor, ActingForMode
 from app.opa_client import OpaMalformed
 from app.policy.inputs import ActingForInput
-from app.policy.results import OWN, REASONS, ActingFor, ActingForMode, parse_decision
+from app.policy.results import REASONS, parse_decision
 from app.usecases.comms_relay import _mode
 from tests.support.services import REPO_ROOT
 

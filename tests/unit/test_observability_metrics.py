@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from prometheus_client import generate_latest
 
+from app.domain.decisions import Decision
 from app.http.ratelimit import FAILED_AUTH_CLASS, STORAGE_FAILURE_KINDS
 from app.http.routes import load_routes, load_spec
 from app.observability.metrics import (
@@ -18,7 +19,7 @@ from app.observability.metrics import (
     LabelSets,
     Metrics,
 )
-from app.policy import ENTRYPOINTS, REASONS, Decision
+from app.policy import ENTRYPOINTS, REASONS
 
 ALLOW = Decision(allow=True, reason="allowed", status=200)
 DENY = Decision(allow=False, reason="not_self", status=403)

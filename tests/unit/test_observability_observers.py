@@ -26,6 +26,7 @@ from urllib3.exceptions import (
 )
 
 from app.config import load_settings
+from app.domain.decisions import Decision
 from app.domain.run_context import BackfillLimits
 from app.errors import Forbidden, NotFound, RateLimited
 from app.http.ratelimit import RateLimiter
@@ -42,7 +43,7 @@ from app.opa_client import (
     OpaUnavailable,
     OpaUndefined,
 )
-from app.policy import Decision, PolicyGateway, resources
+from app.policy import PolicyGateway, resources
 from app.policy.gateway import DECISION, RUN_CONTEXT, TRIGGER_HOLDERS
 from app.usecases.authorization import Authorizer
 from app.usecases.run_context import ContextLimits, ReadRunContext

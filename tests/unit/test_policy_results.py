@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from app.domain.decisions import Decision
 from app.opa_client import OpaMalformed, OpaUnavailable, OpaUndefined
 from app.policy import PolicyGateway, Role, Trust
 from app.policy.gateway import DECISION, RUN_CONTEXT, TRIGGER_HOLDERS
@@ -17,7 +18,6 @@ from app.policy.inputs import AuthorRef, CandidateThread, RunContextInput
 from app.policy.results import (
     REASONS,
     AuthorClass,
-    Decision,
     parse_decision,
     parse_run_context,
     parse_trigger_holders,

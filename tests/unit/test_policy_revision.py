@@ -15,7 +15,8 @@ from app.opa_client import OpaMalformed
 from app.policy import PolicyGateway, resources
 from app.policy.gateway import DECISION, PRIVACY_ATTEMPT
 from app.policy.inputs import DecisionInput
-from app.policy.results import AttemptRefused, parse_revision
+from app.policy.privacy_results import AttemptRefused
+from app.policy.results import parse_revision
 from tests.unit.fakes import FakeTransport
 
 ALLOW = {"allow": True, "reason": "allowed", "status": 200}

@@ -12,24 +12,22 @@ from typing import Any
 
 import pytest
 
-from app.domain.privacy import CEILING_LEVELS, STEP_PARTS
+from app.domain.privacy import CEILING_LEVELS, STEP_PARTS, Ceiling
 from app.opa_client import OpaMalformed
 from app.policy import PolicyGateway
 from app.policy.gateway import ENTRYPOINTS, PRIVACY_ATTEMPT, PRIVACY_WRITE
 from app.policy.inputs import CeilingFacts, PrivacyAttemptInput, PrivacyWriteInput
-from app.policy.results import (
-    REASONS,
+from app.policy.privacy_results import (
     AttemptRefused,
-    Ceiling,
     CeilingLevel,
     CeilingsGo,
     PolicyUnreadable,
     Retention,
-    RunCeilings,
     StepPart,
     parse_privacy_attempt,
     parse_privacy_write,
 )
+from app.policy.results import REASONS
 from tests.unit.fakes import FakeTransport
 
 _STORED: dict[str, CeilingFacts] = {
@@ -59,13 +57,16 @@ def test_a_go_is_read_down_to_its_enums() -> None:
     verdict = parse_privacy_attempt(_go(), _SENT)
 
     assert verdict == CeilingsGo(
-        ceilings=RunCeilings(
-            audit_content=Ceiling(CeilingLevel.METADATA, True),
-            background_answer=Ceiling(CeilingLevel.METADATA, False),
-        ),
+        ceilings={
+            "audit_content": Ceiling(CeilingLevel.METADATA, True),
+            "background_answer": Ceiling(CeilingLevel.METADATA, False),
+        },
         changed=True,
         retention=Retention(frozenset({StepPart.KIND, StepPart.METADATA}), answer=True),
     )
+    assert isinstance(verdict, CeilingsGo)
+    # The domain's ceiling carries the level's name, so it is written out as sent.
+    assert {type(ceiling.level) for ceiling in verdict.ceilings.values()} == {str}
 
 
 def test_an_unchanged_go_must_repeat_the_stored_ceilings() -> None:

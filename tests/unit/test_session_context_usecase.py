@@ -11,11 +11,13 @@ from typing import Any, Self
 
 import pytest
 
+from app.domain.facts import FactBundle
 from app.errors import Forbidden, ValidationFailed
 from app.policy import PolicyGateway
-from app.policy.inputs import FactBundle
 from app.usecases.session_context import ResolveSessionContext, parse_request, policy_input
+from repositories.facts import FactsRepository
 from repositories.principals import Actor
+from repositories.unit_of_work import UnitOfWork
 from tests.unit.fakes import FakeTransport
 
 ALEX = Actor(id="alex", kind="user", status="active", is_owner=False)
@@ -40,7 +42,7 @@ def _facts(actor: str = "alex") -> FactBundle:
     }
 
 
-class FakeFacts:
+class FakeFacts(FactsRepository):
     def __init__(self) -> None:
         self.asked: list[tuple[list[str], list[str]]] = []
 
@@ -50,13 +52,11 @@ class FakeFacts:
         return _facts(principals[0])
 
 
-class FakeUnit:
-    def __init__(self) -> None:
-        self._facts = FakeFacts()
+class FakeUnit(UnitOfWork):
+    facts: FakeFacts
 
-    @property
-    def facts(self) -> FakeFacts:
-        return self._facts
+    def __init__(self) -> None:
+        self.facts = FakeFacts()
 
     def __enter__(self) -> Self:
         return self

@@ -23,8 +23,9 @@ from app.config import load_settings
 from app.domain.privacy import CEILING_LEVELS, STEP_PARTS
 from app.http.routes import load_spec
 from app.main import create_app
-from app.policy.results import REASONS, CeilingLevel, StepPart
-from app.usecases.run_privacy import RetentionGuard
+from app.policy.privacy_results import CeilingLevel, StepPart
+from app.policy.results import REASONS
+from app.usecases.retention_guard import RetentionGuard
 from app.world_schema import WORLD_SCHEMA
 from repositories.unit_of_work import GuardedUnitOfWork
 from tests.support.privacy_world import PrivacyWorld
