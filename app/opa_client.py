@@ -1,12 +1,9 @@
 """A thin, pooled HTTP transport for the OPA sidecar's data API.
 
 Only :mod:`app.policy` uses it: the policy gateway owns the paths and answer shapes,
-this module only moves JSON. It encodes with orjson and sends over a pool of
-keep-alive connections: :class:`~app.opa_transport.KeepAlivePool` (httptools) for an
-``http`` sidecar, urllib3's pool when tracing is on (its instrumentation makes the
-spans and propagates ``traceparent``) or the URL is ``https``. A context read makes
-two calls, and a general-purpose HTTP stack cost more per call than OPA's own
-evaluation (``docs/adr/0009-urllib3-and-orjson.md``, ``docs/adr/0016-opa-keep-alive-transport.md``).
+this module only moves JSON. It encodes with orjson and sends over urllib3's pool of
+keep-alive connections, the one code path whether tracing is on or off (the
+OpenTelemetry urllib3 instrumentation makes the spans when it is on; ADR 0021).
 
 Error tree::
 
@@ -39,8 +36,6 @@ import urllib3
 from urllib3.exceptions import EmptyPoolError, NewConnectionError
 from urllib3.exceptions import HTTPError as Urllib3Error
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
-
-from app.opa_transport import KeepAlivePool
 
 __all__ = [
     "Evaluation",
@@ -110,8 +105,8 @@ class OpaMalformed(OpaUnavailable):
 
 
 class Pool(Protocol):
-    """What the client needs of a pool: :class:`~app.opa_transport.KeepAlivePool`,
-    :class:`urllib3.HTTPConnectionPool`, or a fake in tests."""
+    """What the client needs of a pool: :class:`urllib3.HTTPConnectionPool`, or a fake
+    in tests."""
 
     def urlopen(
         self,
@@ -130,23 +125,21 @@ class Pool(Protocol):
         """Close every pooled connection."""
 
 
-def default_pool(base_url: str, *, size: int, timeout: float, traced: bool = False) -> Pool:
-    """The pool a client uses unless one is injected.
+def default_pool(base_url: str, *, size: int, timeout: float) -> urllib3.HTTPConnectionPool:
+    """The pool a client uses unless one is injected: urllib3's, for ``http`` and ``https``.
 
-    :class:`~app.opa_transport.KeepAlivePool` for a plain ``http`` URL; urllib3's pool
-    when ``traced`` (the OpenTelemetry instrumentation hooks urllib3) or for ``https``.
-    Both block at ``size`` connections and never retry a request.
+    It holds at most ``size`` connections and blocks there (a burst waits for a pooled
+    connection instead of opening throw-away ones), never retries (a POST is never sent
+    twice behind our back), and replaces an idle connection the server closed before
+    reusing it (an OPA restart fails no request).
     """
-    address = urlsplit(base_url)
-    if traced or address.scheme != "http" or address.hostname is None:
-        return urllib3.connection_from_url(
-            base_url,
-            maxsize=size,
-            block=True,
-            retries=False,
-            timeout=urllib3.Timeout(connect=timeout, read=timeout),
-        )
-    return KeepAlivePool(address.hostname, address.port or 80, maxsize=size, timeout=timeout)
+    return urllib3.connection_from_url(
+        base_url,
+        maxsize=size,
+        block=True,
+        retries=False,
+        timeout=urllib3.Timeout(connect=timeout, read=timeout),
+    )
 
 
 class OpaClient:
@@ -158,7 +151,6 @@ class OpaClient:
             :class:`OpaUnavailable`.
         pool_size: keep-alive connections held open (threads beyond it wait for one).
         pool: an injected pool (tests); by default :func:`default_pool`.
-        traced: tracing is on, so the default pool is urllib3's (instrumented).
 
     Example::
 
@@ -174,17 +166,12 @@ class OpaClient:
         timeout: float,
         pool_size: int = 16,
         pool: Pool | None = None,
-        traced: bool = False,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._prefix = urlsplit(self.base_url).path + "/v1/data/"
         self._timeout = urllib3.Timeout(connect=timeout, read=timeout)
-        # Blocking at pool_size: a burst waits for a pooled connection instead of
-        # opening throw-away ones; no retries: a POST is never sent twice behind our back.
-        self._pool: Pool = pool or default_pool(
-            self.base_url, size=pool_size, timeout=timeout, traced=traced
-        )
+        self._pool: Pool = pool or default_pool(self.base_url, size=pool_size, timeout=timeout)
         self._lock = threading.Lock()
         self._calls = 0
 

@@ -272,8 +272,6 @@ def build_services(
         settings.text("opa.url"),
         timeout=settings.number("opa.timeout_seconds"),
         pool_size=settings.integer("opa.pool_size"),
-        # Traced calls go through urllib3, whose instrumentation makes their spans.
-        traced=tracing is not None,
     )
     observed = metrics is not None or tracing is not None
     # policy.corpus_file (off by default) records every input the gateway sends.

@@ -1,27 +1,10 @@
-"""A keep-alive HTTP/1.1 connection pool for the OPA sidecar, parsed by httptools.
+"""BASELINE KEPT FOR MEASUREMENT ONLY: the hand-written OPA transport the app used to run.
 
-:class:`~app.opa_client.OpaClient` sends one small POST per entry point to a sidecar
-on the same host. urllib3 and :mod:`http.client` under it spend about 0.25 ms of
-Python per call (request assembly, ``email.parser`` for the response headers, the
-response object); a context read makes two calls, and that was the largest cost left
-on the read path that was neither PostgreSQL nor OPA work (ADR 0016). This pool writes
-the request line and headers itself and hands the answer to httptools, the C parser
-uvicorn already serves requests with (chunked bodies included).
-
-It keeps what the urllib3 pool gave the client:
-
-* at most ``maxsize`` connections; a caller beyond them waits up to ``pool_timeout``
-  for one, then gets :class:`TimeoutError` (never a throw-away extra connection);
-* idle connections are reused last-in first-out, and one the server has closed (or
-  that holds unexpected bytes) is dropped before use, so a restarted OPA costs a new
-  connection, never a failed call;
-* a request is never sent twice: any failure during an exchange closes that
-  connection and raises (:class:`OSError` or :class:`TimeoutError`), which the client
-  turns into ``OpaUnavailable`` (fail closed);
-* connect and every read wait at most their timeouts.
-
-With tracing on the client uses urllib3 instead, whose OpenTelemetry instrumentation
-makes the CLIENT span and sends ``traceparent`` (``app/observability/tracing.py``).
+A verbatim copy of ``app/opa_transport.KeepAlivePool`` as it was before issue 23
+(ADR 0016, superseded by ADR 0021): a keep-alive HTTP/1.1 pool that writes requests
+itself and parses answers with httptools. The service no longer imports it; only
+``tests/load/transport.py`` does, to measure urllib3's pool against it. Do not use it
+in product code and do not fix it: it is what the library path is compared with.
 """
 
 from __future__ import annotations
