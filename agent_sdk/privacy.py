@@ -1,6 +1,6 @@
 """Guarded dispatch: every provider attempt is recorded with the service before the call.
 
-Seed 004: before each chat or tool attempt of a run (including attempts that then
+Decision S4 (decisions.md): before each chat or tool attempt of a run (including attempts that then
 fail and every fallback), the actual provider is recorded with the service, which
 tightens the run's privacy ceilings under a run-row lock and commits before it
 answers "go". :class:`GuardedDispatcher` is the one helper adapters call providers

@@ -1,6 +1,6 @@
 """The agent's comms tools, ``comms_post_message`` and ``comms_list_messages``.
 
-Exactly the parameter rules of seed 002 (T3): ``text`` must be non-blank (and, like
+Exactly the parameter rules of decisions.md S2-T3: ``text`` must be non-blank (and, like
 every text the relay stores, hold no NUL or unpaired surrogate); an omitted
 ``channel_id`` means the home channel, while an empty or blank one is rejected (a
 model whose lookup returned ``""`` must learn it was wrong, not post to its home

@@ -199,7 +199,7 @@ class Metrics:
         self._filter_mismatches = Counter(
             f"{NAMESPACE}_filter_mismatches",
             "Elements a filter-mode check dropped although SQL had selected them (SQL and "
-            "policy disagree; seed 000 design note 3).",
+            "policy disagree; decisions.md S0-3).",
             ("action",),
             registry=r,
         )

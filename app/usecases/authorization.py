@@ -153,7 +153,7 @@ class Authorizer:
         """Report ``dropped`` items that a filter-mode check of ``action`` removed.
 
         SQL selected them and the policy did not let the actor read them: SQL and policy
-        disagree (seed 000 design note 3). The caller drops them and logs the counts;
+        disagree (decisions.md S0-3). The caller drops them and logs the counts;
         this counts them for the operators' authorization-error signal.
         """
         if self._observer is not None and dropped > 0:

@@ -1,6 +1,6 @@
-"""Read the context of an agent's own active run (``getRunContext``, seed 000).
+"""Read the context of an agent's own active run (``getRunContext``, decisions.md S0).
 
-Order of work (seed 000 design note 1), a read without locks that recomputes every
+Order of work (decisions.md S0-1), a read without locks that recomputes every
 part, trust included, on each request:
 
 1. Load the run, its surroundings and the actor's facts (one statement). Unknown: the

@@ -1,4 +1,4 @@
-"""``resolveSessionContext``: a person's per-turn session context (seed 003).
+"""``resolveSessionContext``: a person's per-turn session context (decisions.md S3).
 
 The client sends its open context bag and the brain's proposed tool intents; the
 server answers with its authoritative view of the turn. Whatever the client sends is
@@ -13,7 +13,7 @@ Connexion validated it against the spec), so adapters and the server agree on on
 shape. Only surface keys, tool names, planes and navigation targets reach OPA; params
 and every other provider stay here and reach no log.
 
-The resolution is read-only and unaudited (seed 003 classifies it so): it writes no
+The resolution is read-only and unaudited (decisions.md S3-6 classifies it so): it writes no
 row, neither on an allow nor on a denial.
 """
 
@@ -162,6 +162,6 @@ class ResolveSessionContext:
             self._decisions.decided(action, verdict.decision)
         if not verdict.decision.allow:
             # Not through Authorizer: it audits every denial, and this read-only
-            # resolution is unaudited (seed 003), on an allow and on a denial alike.
+            # resolution is unaudited (decisions.md S3), on an allow and on a denial alike.
             raise decision_error(verdict.decision)
         return resolution(request, verdict)

@@ -1,4 +1,4 @@
-"""resolveSessionContext over HTTP against the real PostgreSQL and OPA (seed 003).
+"""resolveSessionContext over HTTP against the real PostgreSQL and OPA (decisions.md S3).
 
 Every row of the seed's decision table, the tampered tab, the server-owned registry
 being stricter than the seed (an unknown surface key is never reachable, the client's

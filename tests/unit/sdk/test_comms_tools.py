@@ -1,4 +1,4 @@
-"""The broker and the comms tools against a fake transport (seed 002, T3)."""
+"""The broker and the comms tools against a fake transport (decisions.md S2-T3)."""
 
 from __future__ import annotations
 
