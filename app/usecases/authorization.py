@@ -88,8 +88,10 @@ class Authorizer:
     ) -> Decision:
         """The decision for ``action`` on ``resource``; a denial is audited first.
 
-        ``acting_for`` is sent for a relayed call whose session has a bound run; the
-        audit row of a denial records the mode the decision names.
+        The use cases call :meth:`require`, which raises on a denial; this returns the
+        decision itself. ``acting_for`` (the bound run of a relayed call's session,
+        passed on by :meth:`require`) goes into the policy input, and a denial's audit
+        row records the mode the decision names.
 
         Raises:
             OpaUnavailable: OPA cannot answer, or answers undefined or malformed.
