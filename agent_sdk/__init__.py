@@ -1,8 +1,8 @@
 """The adapter SDK of agent-authz: what an agent adapter and a runner import.
 
 It imports nothing of the server (no ``app``, ``repositories``, SQLAlchemy or
-Connexion; a test enforces it) and needs only ``httpx``, ``attrs`` and ``pydantic``
-(for :mod:`agent_sdk.contracts`), so it can be installed or vendored alone.
+Connexion; a test enforces it) and needs only ``httpx``, ``attrs`` and ``pydantic``,
+so it can be installed or vendored alone.
 
 * :mod:`agent_sdk.rest`: typed clients, :class:`PrincipalClient` (agent or person
   token; with the run privacy operations) and :class:`RunnerClient` (runner token),

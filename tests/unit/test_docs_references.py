@@ -20,9 +20,22 @@ DOCS = sorted([*ROOT.glob("docs/*.md"), *ROOT.glob("docs/adr/*.md")])
 CITING = [doc for doc in DOCS if doc.name != "benchmarks.md"]
 TOP_LEVEL = {entry.name for entry in ROOT.iterdir() if not entry.name.startswith(".")}
 
-# Paths that parallel branches of issue 23 create (docs/architecture.md already
-# describes them); once a path exists, this test fails until its entry is removed.
-PENDING: frozenset[str] = frozenset({"world/", "repositories/bulk.py"})
+# Paths that the parallel branches of issue 23 create, which the docs already cite;
+# once a path exists, this test fails until its entry is removed.
+PENDING: frozenset[str] = frozenset(
+    {
+        "agent_sdk/rest/",
+        "app/usecases/retention_guard.py",
+        "docs/adr/0021-one-opa-transport.md",
+        "docs/adr/0022-one-unit-of-work.md",
+        "repositories/bulk.py",
+        "repositories/models/",
+        "tests/contract/test_openapi_operations.py",
+        "world/",
+        "world/plan_runs.py",
+        "world/schema.py",
+    }
+)
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -82,6 +95,8 @@ def test_every_relative_link_and_anchor_resolves(doc: Path) -> None:
             continue
         file_part, _, anchor = target.partition("#")
         linked = (doc.parent / file_part).resolve() if file_part else doc
+        if linked.is_relative_to(ROOT) and str(linked.relative_to(ROOT)) in PENDING:
+            continue
         if not linked.exists() or (
             anchor and linked.suffix == ".md" and anchor not in _anchors(linked)
         ):
