@@ -1,20 +1,11 @@
 """Guarded dispatch: every provider attempt is recorded with the service before the call.
 
-Seed 004: before each chat or tool attempt of a run (including attempts that then
-fail and every fallback), the actual provider is recorded with the service, which
-tightens the run's privacy ceilings under a run-row lock and commits before it
-answers "go". :class:`GuardedDispatcher` is the one helper adapters call providers
-through; it records the attempt and only then calls the chat or tool adapter it is
-given. A refusal (or no answer) raises :class:`AttemptRefused` and the adapter is
-never called. The recorder of the production dispatcher is the SDK's one REST client,
-:class:`~agent_sdk.rest.PrincipalClient` with the agent's token
-(:meth:`~agent_sdk.rest.PrincipalClient.record_attempt`).
-
-Calls that carry a run always go through the guard and bypass any response cache:
-a cached response does not say which run and which ceiling it was made under, so a
-replay could cross the boundary. Calls without a run keep the optional idempotency
-cache. A dispatcher built without a recorder still serves calls without a run, and
-refuses every run-carrying call (:class:`GuardMissing`).
+:class:`GuardedDispatcher` is the one helper adapters call providers through: it
+records the attempt (:meth:`~agent_sdk.rest.PrincipalClient.record_attempt`), which
+tightens the run's ceilings under the run-row lock, and only then calls the chat or
+tool adapter; a refusal or no answer raises :class:`AttemptRefused`. Calls of a run
+bypass the response cache, and a dispatcher without a recorder refuses them
+(:class:`GuardMissing`). Rules: decisions.md S4-1, S4-5; ADR 0013.
 
 Example::
 

@@ -1,17 +1,11 @@
 """The runner side of the relay: carry an agent's comms calls to the service.
 
-The runner holds the runner token (:class:`~agent_sdk.rest.RunnerClient`) and knows,
-structurally, which container (so which session) a call arrived on; the agent never
-names an account. :class:`SessionRelay` is what the runner puts behind the seam of one
-container: its :meth:`SessionRelay.comms` satisfies
-:class:`~agent_sdk.comms.CommsTransport`, so in-process (tests, demos) it can be handed
-to a :class:`~agent_sdk.comms.CommsBroker` directly; in production the runner serves it
-on the container's socket and the agent's transport is a client of that socket.
-
-The runner also decides who the agent works for: :meth:`SessionRelay.bind_run` binds
-the run the container's agent works on, so every relayed call reaches no more than
-the run's requester may (acting-for). Those two calls stay on the runner's side of the
-seam: the broker and the tools in the container have no way to reach them.
+:class:`SessionRelay` holds the runner token (:class:`~agent_sdk.rest.RunnerClient`)
+for one container's session: its :meth:`SessionRelay.comms` is the
+:class:`~agent_sdk.comms.CommsTransport` behind the container's seam (served on the
+container's socket, or handed to a :class:`~agent_sdk.comms.CommsBroker` in process),
+and :meth:`SessionRelay.bind_run` names the run the agent works for (acting-for).
+Neither the agent nor its tools can reach the token or the binding.
 """
 
 from __future__ import annotations

@@ -1,27 +1,11 @@
 """Bearer-token authentication: identity comes only from the connection.
 
-Connexion's security middleware runs right after routing and before request
-validation, so :func:`bearer_info` decides who is calling before anything reads,
-parses or validates the body: an unauthenticated request is answered 401 whatever its
-body holds. The function hashes the token (SHA-256; tokens are stored hashed) and looks
-the hash up in one SQL statement, run in a worker thread so the event loop never waits
-on the database. A missing, unknown or revoked token is 401; a database that cannot
-answer is 503. No request field can name the actor.
-
-Failed authentication is rate-limited per client address
-(``rate_limit.failed_auth.per_minute``, :mod:`app.http.ratelimit`): before the lookup,
-an address whose failed attempts fill its window is answered 429 whatever its token,
-so a token-guessing loop learns nothing more (neither 401 nor 200) until the window
-has room; after a failed lookup the failure is counted. Valid callers never add to
-the window, and the window is read only for addresses that failed recently, so they
-do not wait for it either. The limiter sees the client address, never the token.
-
-The same lookup resolves a runner token to its runner. What the token holds travels
-in Connexion's request context (``token_info["actor"]`` or ``token_info["runner"]``);
-handlers read it with :func:`current_actor` or :func:`current_runner`, which answer 401
-when the token holds the other kind: a runner token never authenticates a principal
-endpoint, and a principal's token never authenticates a runner endpoint. The
-admission middleware enforces the same before the body is read.
+:func:`bearer_info` is Connexion's security hook, run after routing and before the
+body is read: it refuses an address whose failed authentications fill its window
+(429), hashes the token and resolves it to a principal or a runner in one statement
+(missing, unknown or revoked: 401). Handlers read the result with
+:func:`current_actor` or :func:`current_runner`, which refuse a token of the other
+kind. Walk-through and rate limits: ``docs/architecture.md``; decisions L4, L5.
 """
 
 from __future__ import annotations

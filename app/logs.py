@@ -1,15 +1,9 @@
 """Structured JSON logs that carry ids and codes, never content.
 
-Log calls pass fields through ``extra=``; the formatter writes only the allow-listed
-field names below, so a stray ``extra={"content": ...}`` can never reach a sink. The
-message itself is a fixed text chosen by the code. Third-party records (uvicorn,
-SQLAlchemy, ...) are formatted with their arguments (``record.getMessage()``), so
-``"Started server process [%d]"`` is written with its process id; a record whose
-arguments do not fit its format is written with its bare format string. Third-party
-loggers that echo request values (Connexion's validators, uvicorn's access log) are
-raised to WARNING, and an exception is written by its type only. Python warnings
-(``warnings.warn``, a library's deprecation notice at import) are log records too
-(logger ``py.warnings``), so nothing but JSON lines reaches the stream.
+The formatter writes a fixed message and only the allow-listed ``extra=`` fields
+(:data:`ALLOWED_FIELDS`), exceptions by type only; third-party records and Python
+warnings become the same JSON lines, and loggers that echo request values stay at
+WARNING. The rules and their reasons: ``docs/architecture.md``, "Logging".
 """
 
 from __future__ import annotations

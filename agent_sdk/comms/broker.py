@@ -1,16 +1,10 @@
 """The agent-side comms broker: a thin adapter over the runner's transport seam.
 
-The broker holds no token, no server address and no account identity: it hands each
-call to a :class:`CommsTransport` that the runner provides (in production a client of
-the container's socket; in tests a fake), and the runner relays it with *its* token
-(:class:`agent_sdk.relay.SessionRelay`). Correlation, deadlines and cancellation belong
-to the transport; the broker adds only the idempotency key of posts.
-
-Idempotency keys are broker-scoped: ``<nonce>:<tool_call_id>``, with the nonce minted
-once per broker. The server deduplicates per (agent account, key) and an account
-outlives a session, while some providers derive tool-call ids from the turn position;
-a bare tool-call id could therefore collide across two sessions of one agent, and the
-second post would silently return the first session's message.
+The broker holds no token, server address or account: it hands each call to the
+:class:`CommsTransport` the runner provides (the container's socket, or a fake in
+tests), and the runner relays it with its own token
+(:class:`agent_sdk.relay.SessionRelay`). It adds only the broker-scoped idempotency
+key of posts, ``<nonce>:<tool_call_id>`` (decisions.md C7).
 """
 
 from __future__ import annotations

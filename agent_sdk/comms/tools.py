@@ -1,17 +1,12 @@
 """The agent's comms tools, ``comms_post_message`` and ``comms_list_messages``.
 
-Exactly the parameter rules of seed 002 (T3): ``text`` must be non-blank (and, like
-every text the relay stores, hold no NUL or unpaired surrogate); an omitted
-``channel_id`` means the home channel, while an empty or blank one is rejected (a
-model whose lookup returned ``""`` must learn it was wrong, not post to its home
-channel); ``limit`` is an integer from 1 to 100, default 50; ``before_message_id``
-pages backwards. Every bound is stated in the tool's description and in its JSON
-Schema (``pattern: \\S`` expresses non-blank), because a model reads only those.
-
-A failure raises :class:`~agent_sdk.errors.CommsToolError` (a bad parameter:
-:class:`~agent_sdk.errors.ToolParameterError`, and nothing is sent) whose message is
-one bounded line with the code passed through the attribute check. There is no
-ask-answering tool, and the call union cannot express one.
+Exactly the parameter rules of decisions.md S2-T3 (and D11: an empty ``channel_id`` is
+rejected, only an omitted one means the home channel; ``text`` holds no NUL or unpaired
+surrogate, like every text the service stores), each stated in the tool's description
+and JSON Schema, because a model reads only those. A failure raises
+:class:`~agent_sdk.errors.CommsToolError` with one bounded line
+(:class:`~agent_sdk.errors.ToolParameterError` when nothing was sent). There is no
+ask-answering tool.
 """
 
 from __future__ import annotations

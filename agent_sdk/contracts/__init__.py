@@ -1,6 +1,6 @@
 """Wire contracts shared by adapters and the server: pure pydantic models, no I/O.
 
-The single source of the per-turn session context (seed 003): the open provider bag
+The single source of the per-turn session context (decisions.md S3): the open provider bag
 :class:`AgentSessionContext`, the typed tool intent :class:`AgentToolIntent` with its
 per-tool params (:class:`NavigateParams`, ...), and the request and answer of
 ``resolveSessionContext``. The server imports this package; it imports nothing of the

@@ -1,14 +1,9 @@
 """The per-turn resolution: request and answer of ``resolveSessionContext``.
 
-``POST /api/v1/agents/session-context/resolve`` is the trust boundary. The client
-submits its :class:`~agent_sdk.contracts.session_context.AgentSessionContext` with the
-brain's proposed intents; the server answers with its authoritative view: the
-caller's real permissions (from the session, never from the client's ``permissions``
-provider), the reachable surfaces, and a decision per intent.
-
-The envelope is closed (an unknown field is an error) while the context inside stays
-open; every known provider and every typed tool's params are checked at the
-boundary, so a URL-shaped surface key anywhere in the request is rejected.
+A closed envelope around the open context: the client's
+:class:`~agent_sdk.contracts.session_context.AgentSessionContext` and its proposed
+intents in, the caller's real permissions, the reachable surfaces and one decision
+per intent out (decisions.md S3-1, S3-10).
 
 Example::
 

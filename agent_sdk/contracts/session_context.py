@@ -1,25 +1,11 @@
 """``AgentSessionContext``: the open, versioned bag of per-turn context providers.
 
-What the person is looking at, where they can go and what their client can do travels
-as ``{"version": N, "providers": {...}}``. ``providers`` is an open map: ``surface``,
-``cpc``, ``kb``, ``permissions`` and ``clientTools`` are simply the first providers.
-Tomorrow's ``deadlines`` provider is a new key, not a type change.
-
-Compatibility is the point, in both directions:
-
-* a newer client's payload (an unknown provider, unknown fields inside a known one, a
-  higher ``version``) parses here: the unknown provider is kept raw
-  (:meth:`AgentSessionContext.provider`), unknown fields are ignored;
-* an older, minimal payload parses on a newer consumer: an absent provider is
-  ``None``, never an error.
-
-Known providers are parsed lazily and typed on access (``ctx.surface()``), so a
-consumer only depends on the providers it reads. A present but malformed known
-provider raises :class:`pydantic.ValidationError` when it is read (and at the server's
-boundary, which checks every known provider eagerly).
-
-Everything in the bag is orientation, never authority: the server re-derives the
-caller's permissions from the session and ignores the ``permissions`` provider.
+``{"version": N, "providers": {...}}`` with an open map of providers (``surface``,
+``cpc``, ``kb``, ``permissions``, ``clientTools``, and tomorrow's new keys). Newer and
+older payloads parse both ways: an unknown provider is kept raw, unknown fields are
+ignored, an absent provider is ``None``. Known providers are typed lazily on access; a
+malformed one raises :class:`pydantic.ValidationError` when read. Orientation, never
+authority (decisions.md S3-1, S3-12).
 
 Example::
 

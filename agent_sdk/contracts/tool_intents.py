@@ -1,15 +1,9 @@
 """``AgentToolIntent``: what the agent's brain proposes, never executes.
 
-The brain reasons and emits a typed intent ``{name, plane, params}``; the named plane
-(``client``: the person's app, ``server``: the backend) owns execution, and the server
-decides per turn whether the intent is accepted. ``params`` is always a JSON object,
-never a raw string or URL, and is typed per registered tool
-(:data:`TYPED_TOOL_PARAMS`): a typed tool with malformed params is rejected at the
-boundary, while a tool this version does not type keeps its params as an object.
-
-Navigation is the litmus case: the one generic tool ``navigate_to`` targets a durable
-``surface_key`` plus typed ``params`` (:class:`NavigateParams`), never a URL. The key
-rejects a slash, a scheme, a colon, whitespace and upper case.
+An intent is ``{name, plane, params}``: the named plane (``client`` or ``server``)
+executes it once the server accepted it. ``params`` is always a JSON object, typed per
+registered tool (:data:`TYPED_TOOL_PARAMS`); ``navigate_to`` targets a durable
+``surface_key`` with typed params (:class:`NavigateParams`), never a URL.
 
 Example::
 

@@ -1,16 +1,10 @@
 """The metrics listener: ``GET /metrics`` in the Prometheus text format, off the API port.
 
-``python -m app serve`` starts it when ``metrics.port`` is not 0, on
-``metrics.host``:``metrics.port``, with ``prometheus_client``'s own HTTP server (a
-daemon thread). It is not behind bearer authentication; it is kept off the public
-interface by being a separate port that only the scraper should reach.
-
-With one worker process the listener reads that process's registry. With several,
-the serve command gives the workers a fresh ``PROMETHEUS_MULTIPROC_DIR`` before they
-start (:func:`prepare_multiprocess_directory`), every worker writes its values to
-files there, and the listener, in the supervising process, sums them
-(:func:`exposition_registry`). Gauges count only workers that are alive: the files of
-a worker that died are dropped at the next scrape (uvicorn starts a replacement).
+``python -m app serve`` starts it on ``metrics.host``:``metrics.port`` (off at port 0)
+with ``prometheus_client``'s own server, unauthenticated and kept off the public
+interface (decision O1). With several workers it sums their multiprocess files and
+drops a dead worker's gauges (:func:`prepare_multiprocess_directory`,
+:func:`exposition_registry`; decision O2).
 """
 
 from __future__ import annotations

@@ -1,40 +1,11 @@
 """The service's Prometheus metrics: names, closed label sets, and what counts them.
 
-Every metric is defined here, on a registry of its own per app (so that several apps
-in one test process count apart), with ``prometheus_client``'s own types. With several
-uvicorn workers, ``python -m app serve`` sets ``PROMETHEUS_MULTIPROC_DIR`` before the
-workers start, so the same objects write to shared files that the metrics listener
-sums (:mod:`app.observability.exposition`).
-
-No label carries an id, a handle or content: every label value comes from a closed
-set known at start-up (the operations and actions of ``openapi/openapi.yaml``, the
-policies' reasons, the policy gateway's entry points, the rate-limit classes, the
-failure kinds below). A value outside its set is counted as ``other`` instead, so a
-new action or reason can never widen a label with something a client chose.
-
-Metrics, their labels, and what counts them:
-
-* ``agent_authz_http_request_duration_seconds`` (histogram; operation, status): the
-  correlation middleware, once per request; ``_count`` is the request count.
-* ``agent_authz_decisions_total`` (action, allow, reason): the ``Authorizer`` and the
-  session-context resolution, per decision taken for a request.
-* ``agent_authz_denial_audit_writes_total`` (action, reason): the ``Authorizer``, once
-  the audit row is written.
-* ``agent_authz_filter_mismatches_total`` (action): the run-context read, per element
-  that SQL selected and the policy dropped.
-* ``agent_authz_opa_round_trip_duration_seconds`` (histogram; entrypoint) and
-  ``agent_authz_opa_round_trip_failures_total`` (entrypoint, kind): the policy
-  gateway, per OPA call; ``_count`` is the round trips, failed ones included.
-* ``agent_authz_fail_closed_total`` (source): the edge, per 503 answer.
-* ``agent_authz_rate_limited_total`` (class): the rate limiter, per rejection.
-* ``agent_authz_rate_limit_storage_failures_total`` (kind): the rate limiter, per
-  storage call that failed (the request was served unlimited, or 503 fail closed).
-* ``agent_authz_db_pool_connections_in_use`` and ``agent_authz_db_pool_waiting``
-  (gauges; pool): the connection pools (:mod:`app.observability.pools`).
-* ``agent_authz_policy_revision_info`` (gauge; revision): the policy gateway, per OPA
-  answer: 1 for the revision of the policy bundle this process decides with now.
-
-``docs/operations.md`` explains each one for operators.
+One registry per app; with several workers the same objects write to the multiprocess
+files that :mod:`app.observability.exposition` sums. Every label value comes from a
+set known at start-up (the contract's operations and actions, the policies' reasons,
+the gateway's entry points, rate-limit classes, failure kinds), anything else counts
+as ``other``, so no label carries an id, a handle or content. What each metric means:
+``docs/operations.md``; decisions O3, O4, B9.
 """
 
 from __future__ import annotations
@@ -200,7 +171,7 @@ class Metrics:
         self._filter_mismatches = Counter(
             f"{NAMESPACE}_filter_mismatches",
             "Elements a filter-mode check dropped although SQL had selected them (SQL and "
-            "policy disagree; seed 000 design note 3).",
+            "policy disagree; decisions.md S0-3).",
             ("action",),
             registry=r,
         )

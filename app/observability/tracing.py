@@ -1,19 +1,10 @@
 """OpenTelemetry traces: the SDK, its instrumentations, and what a span may carry.
 
-A traced request is one SERVER span (the ASGI instrumentation, named after the
-operation's route template once it is known) with a CLIENT span per SQL statement
-(the SQLAlchemy instrumentation) and, per OPA call, an INTERNAL span ``opa
-<entrypoint>`` (:mod:`app.observability.calls`) around the CLIENT span of the HTTP
-call (the urllib3 instrumentation, which also sends the W3C ``traceparent`` to OPA, so
-OPA's own spans join the trace when its distributed tracing is on).
-
-Tracing is off unless the standard ``OTEL_*`` variables ask for it
-(:func:`tracing_from_environment`); then spans leave through the OTLP/HTTP exporter,
-batched. Every exporter is wrapped in :class:`ScrubbingExporter`, which writes only
-allow-listed attributes, exception events by type only and no status texts: the same
-rule as the logs (``app/logs.py``), so no request value (path, query, header, body),
-content, handle, display name or token can reach a trace sink, whatever an
-instrumentation or an ``OTEL_INSTRUMENTATION_*`` variable adds.
+Off unless the standard ``OTEL_*`` variables ask for it (:func:`tracing_from_environment`,
+decision O10). Every exporter is wrapped in :class:`ScrubbingExporter`, which writes
+only allow-listed attributes, exception events by type and no status texts, so no
+request value, content, handle or token reaches a trace sink (decision O11). The
+spans of a request: ``docs/operations.md``, "Traces"; ADR 0015.
 """
 
 from __future__ import annotations

@@ -90,8 +90,10 @@ class Authorizer:
     ) -> Decision:
         """The decision for ``action`` on ``resource``; a denial is audited first.
 
-        ``acting_for`` is sent for a relayed call whose session has a bound run; the
-        audit row of a denial records the mode the decision names.
+        The use cases call :meth:`require`, which raises on a denial; this returns the
+        decision itself. ``acting_for`` (the bound run of a relayed call's session,
+        passed on by :meth:`require`) goes into the policy input, and a denial's audit
+        row records the mode the decision names.
 
         Raises:
             OpaUnavailable: OPA cannot answer, or answers undefined or malformed.
@@ -155,7 +157,7 @@ class Authorizer:
         """Report ``dropped`` items that a filter-mode check of ``action`` removed.
 
         SQL selected them and the policy did not let the actor read them: SQL and policy
-        disagree (seed 000 design note 3). The caller drops them and logs the counts;
+        disagree (decisions.md S0-3). The caller drops them and logs the counts;
         this counts them for the operators' authorization-error signal.
         """
         if self._observer is not None and dropped > 0:

@@ -1,16 +1,11 @@
 """Authorization queries for operators and reviewers.
 
 * :class:`QueryTriggerHolders`: which of a list of principals hold trigger on a
-  channel now; the same Rego rule the run context's trust markers use.
-* :class:`ExplainDecision`: the decision OPA takes for a given actor, action and
-  resource, with the exact input sent and the revision of the policy bundle that
-  decided, so a reviewer can see why without logs. The explained decision is
-  hypothetical: it is not audited and changes nothing. Its
-  resource and facts are gathered by the same builders and statements the real use
-  cases use, so the explanation describes the real decision. An acting-for decision
-  (``acting_for.run_id`` in the request) is explained as the relay takes it: the
-  run's facts and its requester go into the input, the facts cover both principals,
-  and the decision names the mode and the sides that failed.
+  channel now (the rule behind the run context's trust markers).
+* :class:`ExplainDecision`: the decision OPA takes for an actor, action and resource,
+  with the input sent and the bundle revision that decided, built by the same
+  builders and statements as the real use cases (acting-for included); hypothetical,
+  so neither audited nor counted.
 """
 
 from __future__ import annotations

@@ -1,37 +1,11 @@
 """The runner relay: one agent comms call executed as the bound agent account.
 
-Flow of ``POST /api/v1/runner/comms:relay``:
-
-1. The runner is authenticated by its runner token (the handler's ``begin_runner``).
-2. The runner's binding of ``session_id`` is read with the agent account it resolves
-   to. A binding whose agent id names no principal is a broken row: 500, never
-   another identity and never an in-band answer.
-3. ``runner.comms.relay`` is decided in Rego: the caller is an enrolled runner and the
-   binding is its own, of its current enrolment, bound, to an active agent. Otherwise
-   the request ends with Problem JSON (unknown, stopped, stale and foreign sessions
-   answer the same 404). Denials are audited. When a run is bound to the session
-   (issue 21), the input carries it as ``acting_for`` (the run's id, agent and state
-   and its requester, all read with the binding) and the allow names the mode that
-   decides the call: ``run`` while the run is live, ``own`` once it has ended.
-4. The call runs through **the same use cases as the messages API**
-   (:class:`~app.usecases.messages.ListMessages`, :class:`~app.usecases.messages.PostMessage`)
-   with the agent account as the actor, the same actions (``x-action`` of
-   ``listChannelMessages`` / ``postChannelMessage``) and the same rate-limit class, so
-   authorization, denial auditing, idempotency and ordering are a person's. An absent
-   ``channel_id`` means the agent's home channel. With a bound run the same
-   ``acting_for`` goes into that decision, which then decides for the agent and the
-   requester on the resolved channel (the home channel included); Python compares no
-   level and reads no run state.
-5. Whatever that call decides (404, 403 with reason, 409, 422, 429) comes back in-band
-   with 200 as ``{"call_id", "error": {"code", "message", "reason"?}}``; source
-   errors (OPA, PostgreSQL, internal) end the request as for any other (503/500).
-
-Every 200 answer ends with ``"acting_for": {"mode": "own"}`` or ``{"mode": "run",
-"run_id"}``, the mode of step 3. Nothing in the relay body can name or change the run:
-only the runner's bind and unbind calls do (:mod:`app.usecases.runners`).
-
-The relay logs the session id, the call kind, the mode and the outcome code, never
-content.
+:class:`RelayCommsCall` decides ``runner.comms.relay`` on the runner's own binding,
+then runs the call through the messages use cases (:class:`~app.usecases.messages.ListMessages`,
+:class:`~app.usecases.messages.PostMessage`) with the agent account as actor, so
+authorization, auditing, idempotency and ordering are a person's; their refusals come
+back in band with the acting-for mode. Walk-through in ``docs/architecture.md``
+(``relayCommsCall``); design in ADR 0011 and ADR 0020.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
-"""Read the context of an agent's own active run (``getRunContext``, seed 000).
+"""Read the context of an agent's own active run (``getRunContext``, decisions.md S0).
 
-Order of work (seed 000 design note 1), a read without locks that recomputes every
-part, trust included, on each request:
-
-1. Load the run, its surroundings and the actor's facts (one statement). Unknown: the
-   same 404 as an invisible run.
-2. Decide ``run.context.read`` (OPA round trip 1): invisible, ended or unknown-state
-   runs are 404; a person or an app 403 ``subject_kind_not_allowed``; another agent
-   403 ``not_self``. Denials are audited, reads are not.
-3. Plan the session mode, floor and windows (pure domain code).
-4. Load the triggering message, both windows, the delivered follow-ups and the facts
-   of every candidate author (one statement, ``LIMIT`` and ``EXISTS`` in SQL: cost
-   independent of the thread's length).
-5. Ask OPA once more (round trip 2): which candidates the agent may read
-   (``message.read`` in filter mode), who holds trigger on the channel now, and the
-   role and trust of every (author, origin) pair (origin before author).
-6. Cut, budget and mark the gap (pure domain code) and assemble ``run_context.v1``.
-
-Any source error (PostgreSQL, OPA) ends the request; it never yields a context with
-weaker trust markers.
+:class:`ReadRunContext` loads the run and its surroundings, decides
+``run.context.read``, plans and reads the windows, asks OPA which candidates the agent
+may read and how each is trusted, then cuts, budgets and assembles ``run_context.v1``:
+two SQL statements and two OPA round trips, no lock, every part recomputed per
+request (the steps: ``docs/architecture.md``, ``getRunContext``; ADR 0007).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Runner use cases: enrol, report a session, reload it, stop it, bind a run to it.
 
-A runner authenticates with its runner token (:func:`app.auth.current_runner`)
-and every action is decided in Rego (package ``authz.runners``) from the runner's
-facts (``facts.runners``) and the binding it names: only the runner's own binding of
-its current enrolment counts, so an unknown, stopped, stale or foreign session id all
-get the same 404. Denials are audited like any other (:class:`Authorizer`).
-
-Binding a run (``runner.session.run.bind``, issue 21) names who the agent works for:
-the run's requester, the author of its triggering message. Only the runner decides
-that, never the agent (nothing in a relayed call names a run); the policy accepts only
-a live run of the session's own agent, and answers every other run, unknown ones
-included, with the session's 404.
+Every action is decided in Rego (``authz.runners``) on the runner's own binding of its
+current enrolment, so unknown, stopped, stale and foreign sessions share one 404, and
+denials are audited. Binding a run names whom the agent works for; only the runner
+does it, never the agent (ADR 0020).
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
-"""``resolveSessionContext``: a person's per-turn session context (seed 003).
+"""``resolveSessionContext``: a person's per-turn session context (decisions.md S3).
 
-The client sends its open context bag and the brain's proposed tool intents; the
-server answers with its authoritative view of the turn. Whatever the client sends is
-orientation: the caller's permissions come from the session (the fact bundle of the
-authenticated principal), never from the client's ``permissions`` provider, and every
-decision (may the caller resolve, which listed surfaces are reachable, which intents
-are accepted) is taken in Rego in one round trip (``data.sessioncontext.resolve``)
-against the server-owned registry in ``policies/sessioncontext/registry/data.json``.
-
-The request is parsed with the shared contracts of :mod:`agent_sdk.contracts` (after
-Connexion validated it against the spec), so adapters and the server agree on one
-shape. Only surface keys, tool names, planes and navigation targets reach OPA; params
-and every other provider stay here and reach no log.
-
-The resolution is read-only and unaudited (seed 003 classifies it so): it writes no
-row, neither on an allow nor on a denial.
+:class:`ResolveSessionContext` parses the client's bag and intents with the shared
+contracts (:mod:`agent_sdk.contracts`), sends only surface keys, tool names, planes and
+navigation targets with the caller's real grants to ``data.sessioncontext.resolve``
+(one round trip), and answers the server's view of the turn. Read-only and unaudited
+(decisions.md S3-6); design in ADR 0012.
 """
 
 from __future__ import annotations
@@ -163,6 +153,6 @@ class ResolveSessionContext:
             self._decisions.decided(action, verdict.decision)
         if not verdict.decision.allow:
             # Not through Authorizer: it audits every denial, and this read-only
-            # resolution is unaudited (seed 003), on an allow and on a denial alike.
+            # resolution is unaudited (decisions.md S3), on an allow and on a denial alike.
             raise decision_error(verdict.decision)
         return resolution(request, verdict)

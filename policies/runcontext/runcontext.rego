@@ -48,7 +48,7 @@ _run_holders := holders(input.facts, input.run.channel_id, {author.id | some aut
 
 # Every element of a run context lies in the run's channel (the thread's current
 # channel): after a thread move, content of the source channel stays out even for an
-# agent that could read the source (seed 000 note 6). Candidates come grouped by
+# agent that could read the source (decisions.md S0-6). Candidates come grouped by
 # thread, since every message of a thread lies in the thread's channel.
 _readable[thread.id] := _thread_seqs(thread, input.run, _reads_run_channel, _is_run_agent) if {
 	some thread in input.threads
@@ -61,7 +61,7 @@ _thread_seqs(thread, run, reads_channel, run_agent) := [] if {
 	reads_channel == true
 } else := thread.seqs if {
 	# The run grants its own, active agent its thread and the main-thread messages up
-	# to the thread's parent, nothing more of the channel (seed 000 note 11).
+	# to the thread's parent, nothing more of the channel (decisions.md S0-11).
 	run_agent == true
 	reading.run_reaches_thread(run, thread.id)
 } else := thread.seqs if {

@@ -280,7 +280,7 @@ test_classes_follow_the_order_of_the_authors if {
 	] with input as request
 }
 
-# readable filtering: the run's own agent (seed 000 note 11)
+# readable filtering: the run's own agent (decisions.md S0-11)
 
 test_readable_run_thread_whole_for_run_agent_without_grant if {
 	request := _evaluate_input([_thread("t1", "general", [1, 2, 9])], [], {})

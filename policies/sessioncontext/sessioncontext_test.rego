@@ -119,7 +119,7 @@ test_malformed_registry_entry_is_never_reachable if {
 	result.intents == []
 }
 
-# --- the seed's decision table ----------------------------------------------
+# --- the seed's decision table (decisions.md S3-16) -------------------------
 
 test_navigate_to_reachable_surface_accepted if {
 	result := sessioncontext.resolve with input as _input("alex", _surfaces, [_navigate("matters.list")])

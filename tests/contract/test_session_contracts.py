@@ -1,9 +1,10 @@
 """The shared session-context contracts (``agent_sdk.contracts``), without I/O.
 
-Seed 003's contract tests: the provider bag round-trips both ways (a newer client's
-payload parses here, a minimal older one parses on this version), absent providers are
-``None``, tool intents validate plane and typed params, navigation rejects anything
-URL-shaped, and the frozen v1 request envelope still parses unchanged.
+The contract tests of decisions.md S3-17: the provider bag round-trips both ways (a
+newer client's payload parses here, a minimal older one parses on this version),
+absent providers are ``None``, tool intents validate plane and typed params,
+navigation rejects anything URL-shaped, and the frozen v1 request envelope still
+parses unchanged.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from its anchor. This test shows it the hard way:
   1,000-message one: equal up to a small allowance, and below an absolute bound.
 
 Both threads end with tombstones among their newest messages, so the windows must
-widen past them (tombstones count towards no limit, seed 000 ruling 7).
+widen past them (tombstones count towards no limit, decisions.md R7).
 """
 
 from __future__ import annotations

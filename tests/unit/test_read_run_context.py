@@ -3,7 +3,7 @@
 The fakes answer the two reads and the two policy questions from memory, so these
 tests pin what the use case itself decides: which windows it asks for, that it asks
 OPA twice with positions and distinct authors, that it fails closed and answers the
-same 404 where the seed says so, and how it assembles ``run_context.v1``. The policy
+same 404 where decisions.md R4 and R12 say so, and how it assembles ``run_context.v1``. The policy
 rules themselves are tested in Rego; the wiring end to end in ``tests/integration``.
 """
 

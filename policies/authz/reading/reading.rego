@@ -25,7 +25,7 @@ can_read(facts, principal_id, message) if {
 # title: Run reaches the thread
 # description: |
 #   A run grants its own agent every message of the run's thread, without a read
-#   grant (seed 000 note 11). run carries thread_id. The channel and the agent
+#   grant (decisions.md S0-11). run carries thread_id. The channel and the agent
 #   are checked by the caller.
 run_reaches_thread(run, thread_id) if thread_id == run.thread_id
 
@@ -33,7 +33,7 @@ run_reaches_thread(run, thread_id) if thread_id == run.thread_id
 # title: Run reach into the main thread
 # description: |
 #   The last position of thread_id a run grants its own agent without a read
-#   grant (seed 000 note 11): in the main thread holding the thread's parent
+#   grant (decisions.md S0-11): in the main thread holding the thread's parent
 #   message, every message up to and including the parent (the parent itself is
 #   the triggering message of an auto thread). Undefined for any other thread and
 #   for a run whose thread has no parent. run carries parent {thread_id, seq}.

@@ -1,6 +1,6 @@
 """Session bindings: durable, keyed by the runner's enrolment, fail closed.
 
-Seed 002, T2 and OQ-2: unknown and stopped sessions (distinct in the test, the same
+decisions.md S2-T2 and C4: unknown and stopped sessions (distinct in the test, the same
 answer), reload keeps the binding, re-enrolment drops stale bindings, another
 runner's session id, a binding without a resolvable account, and bindings that
 survive a restart of the app.

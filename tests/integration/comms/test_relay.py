@@ -1,6 +1,6 @@
 """The comms relay executes agent calls as the bound account, like a person's calls.
 
-Seed 002, T2: happy-path post, non-member channel, home-channel default, idempotent
+decisions.md S2-T2: happy-path post, non-member channel, home-channel default, idempotent
 retry, in-band failures with the codes a person gets, and denials audited like a
 person's. Real PostgreSQL and OPA; every response validated against the spec.
 """

@@ -52,7 +52,7 @@ def test_the_tools_post_and_list_through_the_runner_relay(start_comms: Start) ->
     assert posted.endswith(" to (home channel)")
     assert "already posted" in again
     records = parse_transcript(transcript).records
-    # Oldest first, as the service sends it: the seed's ordering case, then the post.
+    # Oldest first, as the service sends it: the ordering case of decisions.md S2-T3, then the post.
     assert [r.attributes["author"] for r in records] == ["alex", "sam", "writer", "lotse"]
     assert records[2].attributes["reply_to"] == world.ids["q1"]
     assert records[3].body == "Rolled back; all good."

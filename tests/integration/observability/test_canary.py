@@ -1,4 +1,4 @@
-"""Canary over every metric label and every span attribute (issue 12, SEC-T10).
+"""Canary over every metric label and every span attribute (issue 12, decisions.md S0).
 
 Distinct canary strings go into message contents, display names, a handle, a token, a
 client request id, a request path, a query string and a User-Agent. After reads,

@@ -1,4 +1,4 @@
-"""Provider attempts against the real PostgreSQL and OPA (seed 004, persisted rows).
+"""Provider attempts against the real PostgreSQL and OPA (decisions.md S4-7, persisted rows).
 
 Criteria selection, fallback, failed attempts, resume and requeue, attempt ids, the
 fail-closed refusals and "go" only after the commit. Every assertion about retention

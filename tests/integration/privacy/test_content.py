@@ -1,4 +1,4 @@
-"""Content writes, background answers and lazy reconciliation (seed 004, stored rows).
+"""Content writes, background answers and lazy reconciliation (decisions.md S4-7, stored rows).
 
 Steps and answers are filtered under the run-row lock by the ceilings read in the
 same transaction; a run without ceilings (historical) gets the current policy at its

@@ -1,4 +1,4 @@
-"""The adapter side: guarded dispatch against the real service (seed 004, dispatch tests).
+"""The adapter side: guarded dispatch against the real service (decisions.md S4-7, dispatch tests).
 
 The boundary runs before both the chat and the tool adapter, and before failed
 attempts and every fallback: each adapter checks, through an independent database

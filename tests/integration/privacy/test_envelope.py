@@ -1,4 +1,4 @@
-"""Envelope rotation: compare and swap on the envelope version (seed 004).
+"""Envelope rotation: compare and swap on the envelope version (decisions.md S4).
 
 Scrubs and state changes bump the version, so a rotation prepared before either is
 refused with 409 and the newer state stays; rotation never restores removed content.

@@ -1,7 +1,7 @@
 """The run-row lock: stale handles, independent connections, timeouts, rollback, races.
 
-Seed 004: tightening and content writes serialise on the run row; every content write
-rereads the ceiling under the lock with a current locking read; a failure in
+decisions.md S4-3: tightening and content writes serialise on the run row; every
+content write rereads the ceiling under the lock with a current locking read; a failure in
 filtering, locking or persistence rolls back and refuses dispatch; the guard never
 runs inside an outer transaction.
 """

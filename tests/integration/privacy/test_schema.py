@@ -1,7 +1,7 @@
 """Schema: the privacy migration purges nothing, and a missing column fails closed.
 
-Seed 004: install the added run columns before deploying workers; missing columns
-block guarded writes and dispatch; historical rows stay readable and no historical
+decisions.md S4-6: install the added run columns before deploying workers; missing
+columns block guarded writes and dispatch; historical rows stay readable and no historical
 attempt provenance is fabricated.
 """
 

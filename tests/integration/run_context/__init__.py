@@ -1,1 +1,1 @@
-"""Integration tests of getRunContext (seed 000) and the authz queries beside it."""
+"""Integration tests of getRunContext (decisions.md S0) and the authz queries beside it."""

@@ -1,4 +1,4 @@
-"""Who may read which run's context, and in which state (ruling 4, ruling 12, AZ-P4).
+"""Who may read which run's context, and in which state (decisions.md R4 and R12).
 
 QueuedRunReadable, NotFoundEquality and ForeignAndHuman, plus the audit of denials.
 """

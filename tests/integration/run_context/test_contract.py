@@ -1,6 +1,6 @@
 """The response contract and the route metadata of getRunContext.
 
-SchemaAndNoNull (ruling 11, ADR 0053) and RouteMetadata (AZ-P1).
+SchemaAndNoNull (decisions.md R11, ADR 0005) and RouteMetadata.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The cost of a context read does not grow with the thread (seed 000 note 3).
+"""The cost of a context read does not grow with the thread (decisions.md S0-3).
 
 A thread with 10 earlier messages and one with 1000 are read; both reads take exactly
 two OPA round trips (run.context.read, then the batch) and three SQL statements. A
@@ -124,7 +124,7 @@ def test_a_denied_read_costs_one_opa_round_trip_and_reads_no_message(start_world
         _denied(rc, run_id, as_)
 
     # One decision, then the denial's audit row. Statements: the token, the run with the
-    # actor's facts, the audit upsert (denials are audited, seed 000); no window is read.
+    # actor's facts, the audit upsert (denials are audited, decisions.md S0); no window is read.
     for run_id, as_, status in cases:
         code, opa_calls, statements, sent = _denied(rc, run_id, as_)
         assert code == status

@@ -1,4 +1,4 @@
-"""Size and count limits of a run context (seed 000 notes 6 and 8, AG-21).
+"""Size and count limits of a run context (decisions.md S0-6 and S0-8).
 
 TriggerNeverTruncated, SizeLimits_AG21 and BackfillLimit.
 """

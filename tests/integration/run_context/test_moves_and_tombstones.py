@@ -1,4 +1,4 @@
-"""Channel context after a thread move, and tombstones (rulings 6 and 7).
+"""Channel context after a thread move, and tombstones (decisions.md R6 and R7).
 
 ChannelContextAbsentAfterMove and TombstonesOmitted.
 """

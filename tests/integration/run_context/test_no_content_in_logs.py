@@ -1,4 +1,4 @@
-"""Canary: message content, handles and display names reach only the 200 body (SEC-T10).
+"""Canary: message content, handles and display names reach only the 200 body (decisions.md S0).
 
 NoContentInLogs. Distinct canary strings go into message contents, author display
 names and one author handle; after context reads, denials and an internal error every

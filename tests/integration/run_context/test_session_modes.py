@@ -1,4 +1,4 @@
-"""Session modes: floor, own messages, already_delivered and channel context (note 5, 9).
+"""Session modes: floor, own messages, already_delivered, channel context (decisions.md S0-5, S0-9).
 
 ResumeFloorAndAlreadyDelivered, NewAndBindIncludeOwnMessages, GuestRun and
 AutoThreadFirstRun.
@@ -59,7 +59,7 @@ def _session_world() -> dict[str, Any]:
 
 
 def _finish_first_run(rc: RunContextWorld) -> None:
-    """Run r1 as M2-09/M2-11 would: start it, record its follow-ups, end it."""
+    """Run r1 as the run lifecycle would (decisions.md D1): start, record follow-ups, end."""
     rc.set_run_state("r1", "running")  # starts session s1
     rc.create_followup("fu-absorbed", "r1", "f-absorbed", "delivered")
     rc.set_followup_state("fu-absorbed", "absorbed")

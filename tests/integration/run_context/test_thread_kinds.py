@@ -1,7 +1,8 @@
-"""Thread kinds and operators: main thread, forum post, a thread's own operator (note 5, 6).
+"""Thread kinds and operators: main thread, forum post, a thread's own operator.
 
-Also the 404 for a run whose triggering message lies neither in its thread nor is its
-parent message (ruling 12).
+Windows and session plans per kind (decisions.md S0-5 and S0-6), and the 404 for a run
+whose triggering message lies neither in its thread nor is its parent message
+(decisions.md R12).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def test_the_channel_s_operator_is_a_guest_in_a_thread_with_its_own_operator(
     start_world: Start,
 ) -> None:
     rc = start_world(_operator_world())
-    # Lotse holds no level on general: the run alone grants it its thread (note 11).
+    # Lotse holds no level on general: the run alone grants it its thread (decisions.md S0-11).
     rc.create_run("r-lotse", "t1", "trig-2")
 
     body = rc.context("r-lotse")

@@ -1,4 +1,4 @@
-"""Trust markers, roles and the SEC-AI-1 fields of every element (seed 000 notes 4, 10).
+"""Trust markers, roles and the fields of every element (decisions.md S0-4 and S0-10).
 
 TrustMarkers_AG20, SEC_AI_1 and TrustAtRequestTime.
 """
@@ -281,7 +281,7 @@ def test_a_person_who_lost_trigger_is_unverified_in_the_next_read_and_the_next_r
 
     assert rc.keys_of(second["thread_context"]) == ["m-sam", "m-writer", "m-trigger"]
     assert rc.element(second, "m-sam")["trust"] == "unverified"
-    # Every human message of the triggering person is trigger (note 4, by author).
+    # Every human message of the triggering person is trigger (decisions.md S0-4, by author).
     assert rc.element(second, "m-trigger")["trust"] == "trigger"
     assert second["trigger_message"]["trust"] == "trigger"
 

@@ -1,7 +1,7 @@
 """A resolution leaves no trace: no row, no audit entry, no client content in any log.
 
-Seed 003 classifies the resolution as read-only and unaudited. Canary strings go into
-every provider of the client's bag (the permissions provider included), the surface
+decisions.md S3-6 classifies the resolution as read-only and unaudited. Canary strings go
+into every provider of the client's bag (the permissions provider included), the surface
 keys, the tool names and the params; after allowed, denied and refused resolutions
 the app's log, OPA's output with its decision logs and every table are searched.
 The cost is fixed: one OPA round trip and two SQL statements per resolution.

@@ -1,9 +1,10 @@
-"""resolveSessionContext over HTTP against the real PostgreSQL and OPA (seed 003).
+"""resolveSessionContext over HTTP against the real PostgreSQL and OPA (decisions.md S3).
 
-Every row of the seed's decision table, the tampered tab, the server-owned registry
-being stricter than the seed (an unknown surface key is never reachable, the client's
-``required_permission`` is ignored), who may call, and that the policies, the app and
-the spec share one list of reasons. Every response is validated against the spec.
+Every row of the seed's decision table (decisions.md S3-16), the tampered tab, the
+server-owned registry being stricter than the seed (decisions.md S3-2: an unknown
+surface key is never reachable, the client's ``required_permission`` is ignored), who
+may call, and that the policies, the app and the spec share one list of reasons. Every
+response is validated against the spec.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def _decisions(response: requests.Response) -> list[tuple[str, str | None]]:
     return [(d["decision"], d.get("reason")) for d in _ok(response)["decisions"]]
 
 
-# ------------------------------------------------------------ the seed's decision table
+# --------------------------------------- the seed's decision table (decisions.md S3-16)
 
 
 def test_navigate_to_a_reachable_surface_is_accepted(service: SessionService) -> None:
@@ -131,7 +132,7 @@ def test_a_forged_admin_tool_is_denied_unknown_tool_fail_closed(service: Session
 
 
 def test_a_tab_claiming_settings_write_gets_nothing(service: SessionService) -> None:
-    """The seed's spine: the server re-derives the grants; the tampered block is ignored."""
+    """decisions.md S3-1: the server re-derives the grants; the tampered block is ignored."""
     claimed = [{**entry, "required_permission": "matters:read"} for entry in SURFACES]
     body = _body(
         _navigate("settings.team"),
@@ -181,7 +182,7 @@ def test_a_person_without_permissions_reaches_public_surfaces_only(service: Sess
 def test_an_unknown_surface_key_is_never_reachable_whatever_the_client_claims(
     service: SessionService,
 ) -> None:
-    """Stricter than the seed: no registry entry, no reach (no trust in the client)."""
+    """decisions.md S3-2: no registry entry, no reach (no trust in the client)."""
     surfaces = [
         {"surface_key": "reports.secret"},
         {"surface_key": "reports.public", "required_permission": "matters:read"},

@@ -1,4 +1,4 @@
-"""The broker and the comms tools against a fake transport (seed 002, T3)."""
+"""The broker and the comms tools against a fake transport (decisions.md S2-T3)."""
 
 from __future__ import annotations
 
@@ -188,8 +188,8 @@ def test_a_hostile_error_code_and_post_return_degrade_to_bare_malformed() -> Non
 
 
 def test_the_listing_renders_in_conversation_order_without_reversing() -> None:
-    # The seed's case: alex asks, sam dissents, writer replies to alex. The relay's page
-    # is already oldest first.
+    # The case of decisions.md S2-T3: alex asks, sam dissents, writer replies to alex. The
+    # relay's page is already oldest first.
     items = [
         message("m-1", "alex", "Should we roll back?", "2026-11-29T10:00:00Z"),
         message("m-2", "sam", "I disagree.", "2026-11-29T10:01:00Z"),
