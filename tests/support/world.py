@@ -14,9 +14,9 @@ import copy
 from functools import lru_cache
 from typing import Any
 
-from app.world import load_world, parse_world_yaml
 from repositories import make_engine
 from tests.support.services import REPO_ROOT
+from world import load_world, parse_world_yaml
 
 __all__ = [
     "add_channel",

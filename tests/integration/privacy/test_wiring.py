@@ -25,10 +25,10 @@ from app.http.routes import load_spec
 from app.main import create_app
 from app.policy.results import REASONS, CeilingLevel, StepPart
 from app.usecases.run_privacy import RetentionGuard
-from app.world_schema import WORLD_SCHEMA
 from repositories.unit_of_work import GuardedUnitOfWork
 from tests.support.privacy_world import PrivacyWorld
 from tests.support.services import OpaServer
+from world.schema import WORLD_SCHEMA
 
 pytestmark = pytest.mark.integration
 
