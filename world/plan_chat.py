@@ -16,6 +16,7 @@ _ORIGIN_BY_KIND: Final = {"user": "human", "agent": "agent", "app": "app"}
 
 
 def build_spaces(state: PlanState) -> None:
+    """Spaces, their channels and members, each channel's main thread and its messages."""
     for space_index, space in enumerate(state.section("spaces")):
         space_path = join_path("spaces", space_index)
         space_id = state.spaces[space["name"]]
@@ -67,6 +68,7 @@ def build_spaces(state: PlanState) -> None:
 
 
 def build_threads(state: PlanState) -> None:
+    """Threads with their messages; a parent message is set after all messages exist."""
     parents: dict[str, str] = {}
     for index, item in enumerate(state.section("threads")):
         path = join_path("threads", index)
@@ -177,6 +179,7 @@ def _build_messages(
 
 
 def build_grants(state: PlanState) -> None:
+    """Grants of a principal or group on a space or channel."""
     for index, item in enumerate(state.section("grants")):
         path = join_path("grants", index)
         subject: str = item["subject"]

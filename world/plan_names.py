@@ -17,6 +17,7 @@ __all__ = ["register"]
 
 
 def register(state: PlanState) -> None:
+    """Give every entity its id and every name its place in the mapping."""
     for section, kind in (("people", "user"), ("agents", "agent"), ("apps", "app")):
         for index, item in enumerate(state.section(section)):
             path = join_path(section, index)

@@ -15,6 +15,7 @@ _TOKEN_KIND_BY_PRINCIPAL_KIND: Final = {"user": "session", "agent": "agent", "ap
 
 
 def build_principals(state: PlanState) -> None:
+    """People, agents and apps with their permissions and tokens."""
     for section, kind in (("people", "user"), ("agents", "agent"), ("apps", "app")):
         for index, item in enumerate(state.section(section)):
             path = join_path(section, index)
@@ -46,6 +47,7 @@ def build_principals(state: PlanState) -> None:
 
 
 def build_runners_and_groups(state: PlanState) -> None:
+    """Runners with their tokens and workspaces; groups with their members."""
     for index, item in enumerate(state.section("runners")):
         path = join_path("runners", index)
         runner_id = state.runners[item["handle"]]

@@ -14,6 +14,7 @@ __all__ = ["build_privacy_policies", "build_sessions_runs_followups"]
 
 
 def build_sessions_runs_followups(state: PlanState) -> None:
+    """Agent sessions (one current per thread), runs and their follow-ups."""
     current: dict[uuid.UUID, str] = {}
     for index, item in enumerate(state.section("sessions")):
         path = join_path("sessions", index)
