@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from world.errors import join_path
-from world.plan_state import KnownMessage, KnownPrincipal, KnownThread, PlanState, Probe
+from world.plan_state import KnownMessage, KnownPrincipal, KnownThread, PlanState
 
 __all__ = ["register"]
 
@@ -21,31 +21,12 @@ def register(state: PlanState) -> None:
     for section, kind in (("people", "user"), ("agents", "agent"), ("apps", "app")):
         for index, item in enumerate(state.section(section)):
             path = join_path(section, index)
-            principal_id = state.new_id(item, path, "principals")
-            state.claim(item["handle"], join_path(path, "handle"), principal_id)
+            principal_id = state.named(item, path, "principals", "handle", "handle")
             state.principals[item["handle"]] = KnownPrincipal(principal_id, kind)
-            state.probes.append(
-                Probe(
-                    "principals",
-                    "handle",
-                    item["handle"],
-                    join_path(path, "handle"),
-                    f'handle "{item["handle"]}"',
-                )
-            )
     for index, item in enumerate(state.section("runners")):
         path = join_path("runners", index)
-        runner_id = state.new_id(item, path, "runners")
-        state.claim(item["handle"], join_path(path, "handle"), runner_id)
-        state.runners[item["handle"]] = runner_id
-        state.probes.append(
-            Probe(
-                "runners",
-                "handle",
-                item["handle"],
-                join_path(path, "handle"),
-                f'runner handle "{item["handle"]}"',
-            )
+        state.runners[item["handle"]] = state.named(
+            item, path, "runners", "handle", "runner handle"
         )
         for workspace_index, workspace in enumerate(item.get("workspaces", [])):
             workspace_path = join_path(path, "workspaces", workspace_index)
@@ -54,26 +35,10 @@ def register(state: PlanState) -> None:
                 state.claim(workspace["key"], join_path(workspace_path, "key"), workspace["_id"])
     for index, item in enumerate(state.section("groups")):
         path = join_path("groups", index)
-        group_id = state.new_id(item, path, "groups")
-        state.claim(item["key"], join_path(path, "key"), group_id)
-        state.groups[item["key"]] = group_id
-        state.probes.append(
-            Probe("groups", "key", item["key"], join_path(path, "key"), f'group "{item["key"]}"')
-        )
+        state.groups[item["key"]] = state.named(item, path, "groups", "key", "group")
     for space_index, space in enumerate(state.section("spaces")):
         space_path = join_path("spaces", space_index)
-        space_id = state.new_id(space, space_path, "spaces")
-        state.claim(space["name"], join_path(space_path, "name"), space_id)
-        state.spaces[space["name"]] = space_id
-        state.probes.append(
-            Probe(
-                "spaces",
-                "name",
-                space["name"],
-                join_path(space_path, "name"),
-                f'space "{space["name"]}"',
-            )
-        )
+        state.spaces[space["name"]] = state.named(space, space_path, "spaces", "name", "space")
         for channel_index, channel in enumerate(space.get("channels", [])):
             channel_path = join_path(space_path, "channels", channel_index)
             channel_id = state.new_id(channel, channel_path, "channels")

@@ -182,6 +182,18 @@ class PlanState:
         self.probes.append(Probe(table, "id", entity_id, id_path, "id"))
         return entity_id
 
+    def named(
+        self, item: Mapping[str, Any], path: str, table: str, field: str, what: str
+    ) -> uuid.UUID:
+        """The item's id, its unique ``field`` (handle, key, name) claimed in the mapping
+        and probed against ``table`` (errors call it ``what "value"``)."""
+        entity_id = self.new_id(item, path, table)
+        name = item[field]
+        name_path = join_path(path, field)
+        self.claim(name, name_path, entity_id)
+        self.probes.append(Probe(table, field, name, name_path, f'{what} "{name}"'))
+        return entity_id
+
     def token(self, item: Mapping[str, Any], path: str, kind: str, **holder: uuid.UUID) -> None:
         """The ``api_tokens`` row of the item's ``token``, stored hashed, if it has one."""
         raw = item.get("token")

@@ -150,37 +150,35 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Person(_Strict):
+class _Principal(_Strict):
+    """What people, agents and apps share."""
+
     id: Uuid | None = None
     handle: Name
     display_name: NonEmpty | None = None
-    email: Email | None = None
     status: PrincipalStatus | None = None
-    owner: bool | None = None
     token: Token | None = None
     permissions: Permissions | None = None
 
 
-class Agent(_Strict):
-    id: Uuid | None = None
-    handle: Name
-    display_name: NonEmpty | None = None
+class Person(_Principal):
+    """A person (principal kind user); ``owner: true`` marks the instance owner."""
+
+    email: Email | None = None
+    owner: bool | None = None
+
+
+class Agent(_Principal):
+    """An agent; ``owner`` names the person who owns it."""
+
     owner: Name | None = None
     home_channel: ChannelPath | None = None
     # required: the agent posts and lists only for a bound run's requester.
     acting_for: Annotated[str, _one_of(ACTING_FOR_VALUES)] | None = None
-    status: PrincipalStatus | None = None
-    token: Token | None = None
-    permissions: Permissions | None = None
 
 
-class App(_Strict):
-    id: Uuid | None = None
-    handle: Name
-    display_name: NonEmpty | None = None
-    status: PrincipalStatus | None = None
-    token: Token | None = None
-    permissions: Permissions | None = None
+class App(_Principal):
+    """An app (an integration that posts as itself)."""
 
 
 class Workspace(_Strict):
@@ -195,6 +193,8 @@ class Workspace(_Strict):
 
 
 class Runner(_Strict):
+    """A runner (the host of agent workspaces) and its current enrolment."""
+
     id: Uuid | None = None
     handle: Name
     token: Token | None = None
@@ -204,12 +204,16 @@ class Runner(_Strict):
 
 
 class Group(_Strict):
+    """A group of principals, a grant's subject as ``group:<key>``."""
+
     id: Uuid | None = None
     key: Name
     members: Annotated[list[Name], _unique()] | None = None
 
 
 class Attachment(_Strict):
+    """A file attached to a message (metadata and scan result, no bytes)."""
+
     id: Uuid | None = None
     file_id: Uuid | None = None
     original_name: NonEmpty
@@ -220,6 +224,8 @@ class Attachment(_Strict):
 
 
 class Message(_Strict):
+    """A message; without ``at`` it is stamped one second after the previous one."""
+
     id: Uuid | None = None
     key: Name | None = None
     author: Name
@@ -235,6 +241,8 @@ class Message(_Strict):
 
 
 class Channel(_Strict):
+    """A channel of a space; its messages form the channel's main thread."""
+
     id: Uuid | None = None
     name: Name
     kind: Annotated[str, _one_of(CHANNEL_KINDS)] | None = None
@@ -248,6 +256,8 @@ class Channel(_Strict):
 
 
 class Space(_Strict):
+    """A space and its channels."""
+
     id: Uuid | None = None
     name: Name
     archived: bool | None = None
@@ -255,6 +265,8 @@ class Space(_Strict):
 
 
 class Grant(_Strict):
+    """A grant of ``level`` on a space or channel to a principal or group."""
+
     id: Uuid | None = None
     key: Name | None = None
     subject: Subject
@@ -264,6 +276,8 @@ class Grant(_Strict):
 
 
 class Thread(_Strict):
+    """A thread of a channel, optionally started from a ``parent`` message."""
+
     id: Uuid | None = None
     key: Name
     channel: ChannelPath
@@ -276,6 +290,8 @@ class Thread(_Strict):
 
 
 class Session(_Strict):
+    """An agent's session in a thread (one current session per thread)."""
+
     id: Uuid | None = None
     key: Name
     thread: ThreadRef
@@ -285,6 +301,8 @@ class Session(_Strict):
 
 
 class Run(_Strict):
+    """A run of an agent in a thread, optionally in a session and with a trigger."""
+
     id: Uuid | None = None
     key: Name
     thread: ThreadRef
@@ -299,6 +317,8 @@ class Run(_Strict):
 
 
 class Followup(_Strict):
+    """A message that arrived in a run's thread while the run was active."""
+
     id: Uuid | None = None
     key: Name | None = None
     run: Name
@@ -309,12 +329,16 @@ class Followup(_Strict):
 # Privacy policies (seed 004). A world holds policies and a run's task, never a run's
 # steps, answer or ceilings: those are written only by the retention guard.
 class ProviderPolicy(_Strict):
+    """The privacy ceilings of an LLM provider."""
+
     provider: ProviderId
     audit_content_ceiling: CeilingLevel | None = None
     background_answer_ceiling: CeilingLevel | None = None
 
 
 class TaskPolicy(_Strict):
+    """The privacy ceilings of a task (a run's ``task_key``)."""
+
     task: TaskKey
     audit_content_ceiling: CeilingLevel | None = None
     background_answer_ceiling: CeilingLevel | None = None
