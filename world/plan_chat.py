@@ -183,25 +183,18 @@ def build_grants(state: PlanState) -> None:
     for index, item in enumerate(state.section("grants")):
         path = join_path("grants", index)
         subject: str = item["subject"]
+        subject_path, target_path = join_path(path, "subject"), join_path(path, "target")
         subject_principal = subject_group = None
         if subject.startswith("group:"):
-            key = subject.removeprefix("group:")
-            subject_group = state.groups.get(key)
-            if subject_group is None:
-                raise WorldError(join_path(path, "subject"), f'unknown group "{key}"')
+            subject_group = state.group(subject.removeprefix("group:"), subject_path)
         else:
-            subject_principal = state.principal(subject, join_path(path, "subject")).id
+            subject_principal = state.principal(subject, subject_path).id
         target: str = item["target"]
         target_space = target_channel = None
         if target.startswith("space:"):
-            name = target.removeprefix("space:")
-            target_space = state.spaces.get(name)
-            if target_space is None:
-                raise WorldError(join_path(path, "target"), f'unknown space "{name}"')
+            target_space = state.space(target.removeprefix("space:"), target_path)
         else:
-            target_channel = state.channel(
-                target.removeprefix("channel:"), join_path(path, "target")
-            )
+            target_channel = state.channel(target.removeprefix("channel:"), target_path)
         expires_at = item.get("expires_at")
         state.rows["grants"].append(
             {

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from app.tokens import hash_token
 from repositories.models import Base
@@ -41,6 +41,7 @@ STEP: Final = timedelta(seconds=1)
 _KIND_WORDS: Final = {"user": "a person", "agent": "an agent", "app": "an app"}
 
 Row = dict[str, Any]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -230,32 +231,39 @@ class PlanState:
             )
         return found
 
+    def group(self, key: str, path: str) -> uuid.UUID:
+        """The id of the group ``key``."""
+        return _known(self.groups, key, path, "group")
+
+    def space(self, name: str, path: str) -> uuid.UUID:
+        """The id of the space ``name``."""
+        return _known(self.spaces, name, path, "space")
+
     def channel(self, channel_path: str, path: str) -> uuid.UUID:
         """The id of the channel ``space/channel``."""
-        found = self.channels.get(channel_path)
-        if found is None:
-            raise WorldError(path, f'unknown channel "{channel_path}"')
-        return found
+        return _known(self.channels, channel_path, path, "channel")
 
     def thread_ref(self, ref: str, path: str) -> uuid.UUID:
         """The id of a thread by key, or of a channel's main thread by ``space/channel``."""
         if "/" in ref:
             self.channel(ref, path)
             return self.main_threads[ref]
-        found = self.threads.get(ref)
-        if found is None:
-            raise WorldError(path, f'unknown thread "{ref}"')
-        return found.id
+        return _known(self.threads, ref, path, "thread").id
 
     def message(self, key: str, path: str) -> KnownMessage:
         """The message with ``key``."""
-        found = self.messages.get(key)
-        if found is None:
-            raise WorldError(path, f'unknown message "{key}"')
-        return found
+        return _known(self.messages, key, path, "message")
 
     def tick(self) -> datetime:
         """Next implicit timestamp: sessions and runs come after every message."""
         stamp = self.cursor
         self.cursor += STEP
         return stamp
+
+
+def _known(entries: Mapping[str, _T], name: str, path: str, what: str) -> _T:
+    """``entries[name]``, or a WorldError ``unknown <what> "<name>"`` at ``path``."""
+    found = entries.get(name)
+    if found is None:
+        raise WorldError(path, f'unknown {what} "{name}"')
+    return found
