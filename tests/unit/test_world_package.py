@@ -62,9 +62,7 @@ def test_the_schema_is_generated_from_the_models() -> None:
     Draft202012Validator.check_schema(WORLD_SCHEMA)
     generated = World.model_json_schema()
     assert set(WORLD_SCHEMA["properties"]) == set(generated["properties"])
-    assert WORLD_SCHEMA["$defs"]["message"]["properties"]["origin"]["enum"] == list(
-        MESSAGE_ORIGINS
-    )
+    assert WORLD_SCHEMA["$defs"]["message"]["properties"]["origin"]["enum"] == list(MESSAGE_ORIGINS)
     assert WORLD_SCHEMA["$defs"]["run"]["properties"]["state"]["enum"] == list(RUN_STATES)
     assert WORLD_SCHEMA["$defs"]["person"]["additionalProperties"] is False
 
