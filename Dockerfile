@@ -21,6 +21,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY app ./app
 COPY repositories ./repositories
+COPY world ./world
 COPY openapi ./openapi
 COPY examples ./examples
 # The shared wire contracts (agent_sdk.contracts) the app imports.

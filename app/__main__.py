@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         print("migrations applied", file=sys.stderr)
         return 0
     if args.command == "world":
-        from app.world import WorldError, load_world_file
+        from world import WorldError, load_world_file
 
         try:
             mapping = load_world_file(settings.text("database.url"), args.file)

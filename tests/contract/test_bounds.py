@@ -20,8 +20,8 @@ from app.config import SCHEMA
 from app.domain.privacy import MAX_ATTEMPTS
 from app.http.canonical_ids import id_plan
 from app.http.routes import load_spec
-from app.world_schema import MAX_ATTACHMENTS, MAX_PERMISSIONS
 from tests.support.contract import id_locations, operations, resolve
+from world.schema import MAX_ATTACHMENTS, MAX_PERMISSIONS
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, func, select, text
 
-from app import world as world_module
 from app.tokens import hash_token
-from app.world import WorldError, load_world, load_world_file, parse_world_yaml
 from repositories import make_engine
 from repositories.models import Base
+from world import WorldError, load_world, load_world_file, parse_world_yaml
+from world import loader as world_loader
 
 pytestmark = pytest.mark.integration
 
@@ -298,7 +298,7 @@ def test_unique_violation_from_the_database_is_mapped_and_rolled_back(
     before = _row_counts(database_url)
     # Skip the pre-check to reach the database's own unique constraint, as a concurrent
     # loader would.
-    monkeypatch.setattr(world_module, "_check_existing", lambda conn, plan: None)
+    monkeypatch.setattr(world_loader, "_check_existing", lambda conn, plan: None)
 
     engine = make_engine(database_url)
     try:

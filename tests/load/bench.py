@@ -76,7 +76,6 @@ from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.main import Application, SnakeCaseResolver, create_app
 from app.server import worker_count
-from app.world import load_world_data
 from repositories.migrate import upgrade
 from tests.load import bounds, floor, operations, overhead, provenance, ratelimit
 from tests.load.interleave import interleaved_rounds
@@ -90,6 +89,7 @@ from tests.support.services import (
     free_port,
     run_sql,
 )
+from world import load_world_data
 
 SIZES = (10, 100, 1000, 100_000)
 # The case the targets are stated for: 100 earlier messages, a full window of 50 thread

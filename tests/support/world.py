@@ -1,7 +1,7 @@
 """The one world builder of the tests: build world dicts, load them in-process.
 
 Worlds are plain dicts in the fixture format of ``examples/demo-world.yaml`` (the
-JSON Schema is ``app/world_schema.py``). Tests start from :func:`demo_world` or from
+models are ``world/schema.py``). Tests start from :func:`demo_world` or from
 the seed world of ``tests.support.run_context_world.base_world`` and change it only
 through the helpers below (people, grants, channels, messages, threads, sessions,
 runs, follow-ups), so no test pokes at the dict's layout itself. :func:`load` runs the
@@ -14,9 +14,9 @@ import copy
 from functools import lru_cache
 from typing import Any
 
-from app.world import load_world, parse_world_yaml
 from repositories import make_engine
 from tests.support.services import REPO_ROOT
+from world import load_world, parse_world_yaml
 
 __all__ = [
     "add_channel",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.world import WorldError, validate_world
+from world import WorldError, validate_world
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from app.world import WorldError, parse_world_yaml, validate_world
-from app.world_schema import WORLD_SCHEMA
+from world import WorldError, parse_world_yaml, validate_world
+from world.schema import WORLD_SCHEMA
 
 DEMO_WORLD = Path(__file__).resolve().parents[2] / "examples" / "demo-world.yaml"
 CANARY = "canary-content-7f3a"

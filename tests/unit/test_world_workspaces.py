@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from app.world import WorldError, validate_world
+from world import WorldError, validate_world
 
 
 def _world(**runner: Any) -> dict[str, Any]:

@@ -16,10 +16,10 @@ import psycopg2
 import pytest
 import requests
 
-from app.world import WorldError
 from tests.support.client import comparable
 from tests.support.privacy_world import PrivacyWorld, ceiling, privacy_world
 from tests.support.world import load
+from world import WorldError
 
 pytestmark = pytest.mark.integration
 

@@ -26,10 +26,10 @@ from app.main import create_app
 from app.policy.privacy_results import CeilingLevel, StepPart
 from app.policy.results import REASONS
 from app.usecases.retention_guard import RetentionGuard
-from app.world_schema import WORLD_SCHEMA
 from repositories.unit_of_work import GuardedUnitOfWork
 from tests.support.privacy_world import PrivacyWorld
 from tests.support.services import OpaServer
+from world.schema import WORLD_SCHEMA
 
 pytestmark = pytest.mark.integration
 

@@ -16,10 +16,10 @@ from typing import Any
 import psycopg2
 import pytest
 
-from app.world import parse_world_yaml
 from tests.conftest import Postgres, RunningService, fresh_database, start_app
 from tests.support.services import OpaServer
 from tests.support.world import load
+from world import parse_world_yaml
 
 pytestmark = pytest.mark.integration
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from app.world import parse_world_yaml
 from tests.integration.session_context.conftest import RESOLVE, WORLD
 from tests.support.faults import StubOpa
 from tests.support.services import free_port
 from tests.support.world import load
+from world import parse_world_yaml
 
 pytestmark = pytest.mark.integration
 
