@@ -42,7 +42,7 @@ GOLDEN = Path(__file__).parent / "golden" / "non_delegated.json"
 # Headers whose values are fixed by the contract (the others vary per request).
 _STABLE_HEADERS = ("content-type", "www-authenticate", "allow", "retry-after", "cache-control")
 _UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-# World messages are stamped on 2025-01-01 (app.world.BASE_TIME); anything else is new.
+# World messages are stamped on 2025-01-01 (world.BASE_TIME); anything else is new.
 _TIMESTAMP = re.compile(rb'"(?!2025-01-01T)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9:]+)"')
 _CORRELATION = re.compile(rb'"(correlation_id|instance)":"[^"]*"')
 _OWN_MODE = b',"acting_for":{"mode":"own"}}'
