@@ -239,7 +239,9 @@ def _mutants(args: argparse.Namespace) -> int:
     from policydiff.mutants import enumerate_mutants, read_equivalents, sample
     from policydiff.mutation import MutantResult, Options, gate_failures, run_mutants
     from policydiff.mutation_report import render
-    from policydiff.rego import parse_modules, reachable, vocabulary
+    from policydiff.rego import parse_modules
+    from policydiff.rego_graph import reachable
+    from policydiff.rego_vocabulary import vocabulary
     from policydiff.scratch import data_files
 
     policies: Path = args.policies.resolve()

@@ -21,7 +21,7 @@ Three layers, all deterministic:
 **Derived, not listed.** The values of every enum come from the service's schema
 (``repositories/models.py``, ``app/domain/privacy.py``) *and from the policies
 themselves*: every string a rule compares with an input field, read from OPA's AST
-(:func:`policydiff.rego.vocabulary`), so a new state, origin, kind, level or action
+(:func:`policydiff.rego_vocabulary.vocabulary`), so a new state, origin, kind, level or action
 in Rego is generated without editing this module. The session-context registry
 (surfaces, tools, permissions) is read from the policies folder. The shapes that
 variants change come from the typed inputs (``app/policy/inputs.py``), so a new
@@ -81,7 +81,8 @@ from policydiff.families.base import (
 )
 from policydiff.families.bound_runs import ACTING_FOR_TABLE, REQUIRED_TABLE
 from policydiff.families.session_context import read_registry, read_requirements
-from policydiff.rego import parse_modules, vocabulary
+from policydiff.rego import parse_modules
+from policydiff.rego_vocabulary import vocabulary
 from policydiff.scratch import data_files
 from policydiff.variants import Variants, Vocabulary
 from repositories.models import (

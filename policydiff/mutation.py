@@ -28,7 +28,7 @@ reason, as equivalent (``policydiff/equivalent-mutants.yaml``). Listed means "no
 decision tells it apart": a listed mutant may still be killed by a test that pins
 the value it changes (a level constant), but one the diff reports is not
 equivalent, and fails the gate. Mutants of rules no entry point reads are not run
-(:func:`policydiff.rego.reachable`): no answer of the service can show them.
+(:func:`policydiff.rego_graph.reachable`): no answer of the service can show them.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ from typing import Any
 from policydiff.compare import changes
 from policydiff.corpus import Record
 from policydiff.mutants import Mutant
-from policydiff.rego import Module, dependents, entrypoint_packages
+from policydiff.rego import Module
+from policydiff.rego_graph import dependents, entrypoint_packages
 from policydiff.scratch import Outcome, ScratchError, ScratchOpa, replay
 
 __all__ = [
