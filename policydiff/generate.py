@@ -46,15 +46,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from app.policy import resources
-from app.policy.gateway import (
-    DECISION,
-    TRIGGER_HOLDERS,
-)
-from app.policy.inputs import (
-    GrantFacts,
-    PrincipalFacts,
-    TriggerHoldersInput,
-)
+from app.policy.gateway import DECISION, TRIGGER_HOLDERS
+from app.policy.inputs import GrantFacts, PrincipalFacts, TriggerHoldersInput
 from policydiff.corpus import Record, dedupe
 from policydiff.families import bound_runs, decision, privacy, run_context, session_context
 from policydiff.families.base import (
@@ -85,9 +78,7 @@ from policydiff.rego import parse_modules
 from policydiff.rego_vocabulary import vocabulary
 from policydiff.scratch import data_files
 from policydiff.variants import Variants, Vocabulary
-from repositories.models import (
-    RUN_STATES,
-)
+from repositories.models import RUN_STATES
 
 __all__ = [
     "ACTING_FOR_TABLE",

@@ -63,9 +63,6 @@ _FIRST_BATCH, _LARGEST_BATCH = 64, 1024
 _TEST_TIMEOUT = 300
 
 
-# ---------------------------------------------------------------- running
-
-
 class _Plan:
     """Which records each mutated module can change, in a fixed shuffled order."""
 

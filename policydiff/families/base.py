@@ -11,12 +11,7 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from app.domain.privacy import CEILING_LEVELS
 from app.policy import inputs
-from app.policy.inputs import (
-    FactBundle,
-    GrantFacts,
-    PrincipalFacts,
-    Resource,
-)
+from app.policy.inputs import FactBundle, GrantFacts, PrincipalFacts, Resource
 from policydiff.corpus import Record
 from policydiff.variants import Vocabulary, World
 from repositories.models import (

@@ -8,16 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.policy import resources
-from app.policy.gateway import (
-    DECISION,
-)
-from app.policy.inputs import (
-    ActingForInput,
-    BoundRunFacts,
-    GrantFacts,
-    PrincipalFacts,
-    Resource,
-)
+from app.policy.gateway import DECISION
+from app.policy.inputs import ActingForInput, BoundRunFacts, GrantFacts, PrincipalFacts, Resource
 from policydiff.corpus import Record
 from policydiff.families.base import (
     CHANNEL,
@@ -37,11 +29,7 @@ from policydiff.families.base import (
     grants_of,
     principal_facts,
 )
-from repositories.models import (
-    ACTING_FOR_VALUES,
-    BINDING_STATES,
-    RUN_STATES,
-)
+from repositories.models import ACTING_FOR_VALUES, BINDING_STATES, RUN_STATES
 
 _RELAY, _RUN_BIND = "runner.comms.relay", "runner.session.run.bind"
 # Who the run bound to a session (or asked to be bound) belongs to.

@@ -8,14 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.policy import resources
-from app.policy.gateway import (
-    DECISION,
-)
-from app.policy.inputs import (
-    GrantFacts,
-    PrincipalFacts,
-    Resource,
-)
+from app.policy.gateway import DECISION
+from app.policy.inputs import GrantFacts, PrincipalFacts, Resource
 from policydiff.corpus import Record
 from policydiff.families.base import (
     ACTORS,
@@ -34,11 +28,7 @@ from policydiff.families.base import (
     grants_of,
     principal_facts,
 )
-from repositories.models import (
-    RUN_STATES,
-)
-
-# ---------------------------------------------------------------- authz/decision
+from repositories.models import RUN_STATES
 
 
 def _channel_actions(g: Generator) -> Iterator[Record]:

@@ -7,10 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from app.domain.privacy import CEILING_KINDS, CEILING_LEVELS
-from app.policy.gateway import (
-    PRIVACY_ATTEMPT,
-    PRIVACY_WRITE,
-)
+from app.policy.gateway import PRIVACY_ATTEMPT, PRIVACY_WRITE
 from app.policy.inputs import (
     CeilingFacts,
     PrivacyAttemptInput,
@@ -19,13 +16,7 @@ from app.policy.inputs import (
     TaskFacts,
 )
 from policydiff.corpus import Record
-from policydiff.families.base import (
-    Family,
-    Generator,
-    generated_record,
-)
-
-# ---------------------------------------------------------------- privacy ceilings
+from policydiff.families.base import Family, Generator, generated_record
 
 
 def _stored() -> Iterator[tuple[str, CeilingFacts]]:

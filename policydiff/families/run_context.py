@@ -7,10 +7,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from app.policy.gateway import (
-    RUN_CONTEXT,
-    TRIGGER_HOLDERS,
-)
+from app.policy.gateway import RUN_CONTEXT, TRIGGER_HOLDERS
 from app.policy.inputs import (
     CandidateThread,
     GrantFacts,
@@ -35,12 +32,7 @@ from policydiff.families.base import (
     grants_of,
     principal_facts,
 )
-from repositories.models import (
-    MESSAGE_ORIGINS,
-)
-
-# ---------------------------------------------------------------- run context
-
+from repositories.models import MESSAGE_ORIGINS
 
 _AUTHORS: dict[str, tuple[str, str, bool]] = {
     "run agent": ("lotse", "agent", False),

@@ -9,13 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from app.policy import resources
-from app.policy.gateway import (
-    SESSION_CONTEXT,
-)
-from app.policy.inputs import (
-    IntentRef,
-    SessionContextInput,
-)
+from app.policy.gateway import SESSION_CONTEXT
+from app.policy.inputs import IntentRef, SessionContextInput
 from policydiff.corpus import Record
 from policydiff.families.base import (
     ACTORS,
@@ -25,8 +20,6 @@ from policydiff.families.base import (
     generated_record,
     principal_facts,
 )
-
-# ---------------------------------------------------------------- session context
 
 
 def read_registry(policies: Path) -> dict[str, Any]:

@@ -45,9 +45,7 @@ from tests.load.processes import RATE_CLASSES, app_process, app_thread, opa_with
 from tests.load.profiling import Profile, asgi_get, profile_case
 from tests.load.trivial import TRIVIAL_INPUT, TRIVIAL_PATH, trivial_opa
 from tests.load.world import REFERENCE, SIZES
-from tests.support.services import (
-    PostgresCluster,
-)
+from tests.support.services import PostgresCluster
 
 
 @dataclass

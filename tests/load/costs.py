@@ -15,10 +15,7 @@ from app.main import Application
 from tests.load.measure import REQUEST_TIMEOUT, BenchError, keepalive_session
 from tests.load.processes import app_thread
 from tests.load.world import AGENT_TOKEN
-from tests.support.services import (
-    PostgresCluster,
-    run_sql,
-)
+from tests.support.services import PostgresCluster, run_sql
 
 COUNTED_REQUESTS = 9
 

@@ -7,9 +7,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from tests.support.services import (
-    REPO_ROOT,
-)
+from tests.support.services import REPO_ROOT
 
 
 def _meminfo_total() -> str:

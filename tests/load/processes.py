@@ -16,12 +16,7 @@ import uvicorn
 from app.main import Application
 from tests.load.measure import BenchError
 from tests.load.trivial import opa_process
-from tests.support.services import (
-    REPO_ROOT,
-    AppProcess,
-    ServiceError,
-    free_port,
-)
+from tests.support.services import REPO_ROOT, AppProcess, ServiceError, free_port
 
 # Every rate-limit class is off: the benchmark measures the work, not the limiter.
 RATE_CLASSES = ("agent_runtime", "chat", "admin", "authz", "session_context", "runner")

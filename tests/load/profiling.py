@@ -16,9 +16,7 @@ from typing import Any
 from app.main import Application
 from tests.load.measure import BenchError
 from tests.load.world import AGENT_TOKEN
-from tests.support.services import (
-    REPO_ROOT,
-)
+from tests.support.services import REPO_ROOT
 
 
 async def asgi_get(app: Application, path: str) -> tuple[int, bytes]:

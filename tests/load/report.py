@@ -22,9 +22,7 @@ from tests.load.tables import (
 )
 from tests.load.targets import issue22_targets, targets, targets_table
 from tests.load.world import REFERENCE, SIZES
-from tests.support.services import (
-    REPO_ROOT,
-)
+from tests.support.services import REPO_ROOT
 
 OUTPUT = REPO_ROOT / "docs" / "benchmarks.md"
 

@@ -10,10 +10,7 @@ from typing import Any
 from app.world import load_world_data
 from repositories.migrate import upgrade
 from tests.load import operations
-from tests.support.services import (
-    PostgresCluster,
-    run_sql,
-)
+from tests.support.services import PostgresCluster, run_sql
 
 SIZES = (10, 100, 1000, 100_000)
 # The case the targets are stated for: 100 earlier messages, a full window of 50 thread
