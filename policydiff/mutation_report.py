@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from policydiff.mutation import MutantResult, MutationReport, describe, gate_failures
+from policydiff.mutation_results import MutantResult, MutationReport, describe, gate_failures
 
 __all__ = ["render"]
 

@@ -1,21 +1,13 @@
-"""What the policies themselves say, read from OPA's AST (``opa parse --format json``).
+"""The policies as OPA parses them (``opa parse --format json``): modules, rules and
+expressions with their source spans, and helpers to walk the AST.
 
-Two tools use it:
-
-* the generator (:mod:`policydiff.generate`) takes its **vocabulary** from here: every
-  string literal the rules compare with an input field (``author.origin == "system"``,
-  ``input.resource.state in live_states``, ``grant_levels[grant.level]``, ...), keyed
-  by the field's name. A new name in Rego (a new state, origin, kind or action) is
-  therefore generated without editing the generator;
-* mutation testing (:mod:`policydiff.mutants`) finds its mutation points here: every
-  body expression with its source span, operators and literals, and which entry
-  points depend on which package.
-
-Nothing here reads Rego with regular expressions: each module is parsed by the pinned
-``opa`` binary with locations, and every position comes from the AST. A location's
-``row`` and ``col`` are 1-based, ``col`` counted in bytes, and ``text`` is the exact
-source of the node (base64 in the JSON), so a span is ``(line start + col - 1,
-+ len(text))``.
+The generator's vocabulary (:mod:`policydiff.rego_vocabulary`), the dependencies and
+reachability of entry points (:mod:`policydiff.rego_graph`) and the mutation points
+(:mod:`policydiff.mutants`) are read from here. Nothing reads Rego with regular
+expressions: each module is parsed by the pinned ``opa`` binary with locations. A
+location's ``row`` and ``col`` are 1-based, ``col`` counted in bytes, and ``text`` is
+the exact source of the node (base64 in the JSON), so a span is ``(line start + col -
+1, + len(text))``.
 """
 
 from __future__ import annotations
@@ -35,21 +27,17 @@ __all__ = [
     "Module",
     "ParseError",
     "Rule",
-    "dependents",
-    "entrypoint_packages",
+    "all_terms",
     "field_of",
     "nodes",
     "parse_modules",
-    "reachable",
     "ref_path",
-    "vocabulary",
 ]
 
 Node = dict[str, Any]
 
 # Builtin names of the comparison operators, and their Rego spelling.
 COMPARISONS = {"equal": "==", "neq": "!=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">="}
-_MEMBER = ("internal", "member_2")
 
 
 class ParseError(RuntimeError):
@@ -244,13 +232,6 @@ def field_of(term: Node) -> str | None:
     return str(last["value"])
 
 
-def _operator(expr: Node) -> tuple[str, ...]:
-    terms = expr.get("terms")
-    if not isinstance(terms, list) or not terms:
-        return ()
-    return ref_path(terms[0])
-
-
 def parse_modules(policies: Path, *, binary: Path, tests: bool = False) -> list[Module]:
     """Parse every ``.rego`` file under ``policies`` (tests only when ``tests``), sorted.
 
@@ -283,150 +264,6 @@ def parse_modules(policies: Path, *, binary: Path, tests: bool = False) -> list[
         return list(pool.map(parse, files))
 
 
-# ---------------------------------------------------------------- vocabulary
-
-
-def _strings(term: Any) -> Iterator[str]:
-    """Every string scalar inside a literal term (sets, arrays, objects: keys and values)."""
-    if isinstance(term, list):
-        for item in term:
-            yield from _strings(item)
-        return
-    if not isinstance(term, dict):
-        return
-    kind = term.get("type")
-    if kind == "string":
-        yield str(term["value"])
-    elif kind in ("array", "set", "object"):
-        yield from _strings(term["value"])
-
-
-def _object_keys(term: Node) -> list[str]:
-    if term.get("type") != "object":
-        return []
-    return [str(key["value"]) for key, _ in term["value"] if key.get("type") == "string"]
-
-
-class _Constants:
-    """Rules whose value is a literal (``live_states := {...}``), by package and name."""
-
-    def __init__(self, modules: Sequence[Module]) -> None:
-        self._values: dict[tuple[str, ...], Node] = {}
-        self._modules = {module.path: module for module in modules}
-        for module in modules:
-            for rule in module.rules():
-                value = rule.node["head"].get("value")
-                body = rule.node.get("body", [])
-                literal = all(expr.get("generated") for expr in body)
-                if (
-                    literal
-                    and rule.arity == 0
-                    and isinstance(value, dict)
-                    and value.get("type") in ("set", "array", "object")
-                ):
-                    self._values[(*module.package, rule.name)] = value
-
-    def resolve(self, module: Module, term: Node) -> tuple[Node, bool] | None:
-        """The literal value a ref names, and whether the ref indexes into it.
-
-        ``live_states`` and ``messages.actions`` name a whole literal; ``_states[x]``
-        indexes one (its values matter, not its keys).
-        """
-        path = ref_path(term)
-        if not path:
-            return None
-        head, rest = path[0], path[1:]
-        if head in module.imports:
-            candidate = (*module.imports[head], *rest)
-        elif head == "data":
-            candidate = rest
-        else:
-            candidate = (*module.package, *path)
-        for cut in range(len(candidate), 0, -1):
-            if candidate[:cut] in self._values:
-                indexed = len(term["value"]) > len(path) or cut < len(candidate)
-                return self._values[candidate[:cut]], indexed
-        return None
-
-
-def vocabulary(
-    modules: Sequence[Module], data: Sequence[tuple[str, Any]] = ()
-) -> dict[str, set[str]]:
-    """The string values the policies compare each input field with, by field name.
-
-    Read from the AST: ``field == "x"`` and ``field != "x"`` (either side),
-    ``field in {"x", ...}`` and ``field in rule`` for a literal rule (``live_states``,
-    ``messages.actions``, ``_states[input.action]``: every string in its value),
-    ``"x" in field`` (``"authz:inspect" in actor.permissions``), and
-    ``rule[field]`` for a literal object (``grant_levels[grant.level]``: its keys).
-    ``data`` adds the string values of policy data documents under their key
-    (``"plane": "client"`` in the session-context registry).
-    """
-    constants = _Constants(modules)
-    found: dict[str, set[str]] = {}
-
-    def add(name: str | None, values: Any) -> None:
-        if name is not None:
-            found.setdefault(name, set()).update(values)
-
-    for module in modules:
-        for expr in _all_expressions(module):
-            operator = _operator(expr)
-            terms = expr.get("terms")
-            if not isinstance(terms, list):
-                continue
-            args = terms[1:]
-            if operator in (("equal",), ("neq",)) and len(args) == 2:
-                for one, other in (args, args[::-1]):
-                    if other.get("type") == "string":
-                        add(field_of(one), [str(other["value"])])
-            elif operator == _MEMBER and len(args) == 2:
-                needle, haystack = args
-                if haystack.get("type") in ("set", "array"):
-                    add(field_of(needle), _strings(haystack["value"]))
-                elif (resolved := constants.resolve(module, haystack)) is not None:
-                    value, indexed = resolved
-                    if indexed and value.get("type") == "object":
-                        add(field_of(needle), _strings([v for _, v in value["value"]]))
-                    else:
-                        add(field_of(needle), _strings(value))
-                if needle.get("type") == "string":
-                    add(field_of(haystack), [str(needle["value"])])
-        for term in _all_terms(module.ast.get("rules", [])):
-            if term.get("type") != "ref":
-                continue
-            for position, index in enumerate(term["value"][1:], start=1):
-                if index.get("type") != "ref":
-                    continue
-                owner = {"type": "ref", "value": term["value"][:position]}
-                resolved = constants.resolve(module, owner)
-                if resolved is not None and not resolved[1]:
-                    add(field_of(index), _object_keys(resolved[0]))
-    read = {
-        name
-        for module in modules
-        for term in _all_terms(module.ast.get("rules", []))
-        if (name := field_of(term)) is not None
-    }
-    for _, document in data:
-        _data_strings(document, found, read)
-    return found
-
-
-def _data_strings(document: Any, found: dict[str, set[str]], read: set[str]) -> None:
-    """String values of policy data under keys that the rules read as fields."""
-    if isinstance(document, dict):
-        for key, value in document.items():
-            if isinstance(value, str):
-                if key in read:
-                    found.setdefault(str(key), set()).add(value)
-            else:
-                _data_strings(value, found, read)
-    elif isinstance(document, list):
-        for item in document:
-            _data_strings(item, found, read)
-
-
 def nodes(node: Any) -> Iterator[Node]:
     """Every object of an AST (``location`` objects left out), depth first."""
     stack: list[Any] = [node]
@@ -439,144 +276,5 @@ def nodes(node: Any) -> Iterator[Node]:
             stack.extend(value for key, value in current.items() if key != "location")
 
 
-def _all_expressions(module: Module) -> Iterator[Node]:
-    """Every expression node, generated ones included (their terms are real)."""
-    return (
-        node for node in nodes(module.ast.get("rules", [])) if "index" in node and "terms" in node
-    )
-
-
-def _all_terms(node: Any) -> Iterator[Node]:
+def all_terms(node: Any) -> Iterator[Node]:
     return (found for found in nodes(node) if "type" in found and "value" in found)
-
-
-# ---------------------------------------------------------------- dependencies
-
-
-def _references(module: Module) -> set[tuple[str, ...]]:
-    """The data paths a module reads: its imports and every ``data.x.y`` ref."""
-    paths = set(module.imports.values())
-    for term in _all_terms(module.ast.get("rules", [])):
-        path = ref_path(term)
-        if len(path) > 1 and path[0] == "data":
-            paths.add(path[1:])
-    return paths
-
-
-def dependents(modules: Sequence[Module]) -> dict[str, set[str]]:
-    """For each module path, the module paths that read it, directly or not (itself too)."""
-    readers: dict[str, set[str]] = {module.path: {module.path} for module in modules}
-    direct: dict[str, set[str]] = {module.path: set() for module in modules}
-    names = {module.path: {rule.name for rule in module.rules()} for module in modules}
-    for reader in modules:
-        for path in _references(reader):
-            for module in modules:
-                if _reads(path, module.package, names[module.path]):
-                    direct[module.path].add(reader.path)
-    for module_path, found in readers.items():
-        stack = list(direct[module_path])
-        while stack:
-            current = stack.pop()
-            if current not in found:
-                found.add(current)
-                stack.extend(direct[current])
-    return readers
-
-
-def _reads(path: tuple[str, ...], package: tuple[str, ...], rules: set[str]) -> bool:
-    """Whether reading ``data.<path>`` can read a rule of ``package``."""
-    if package[: len(path)] == path:
-        return True  # the path names the package or a folder above it
-    if path[: len(package)] != package:
-        return False
-    return len(path) == len(package) or path[len(package)] in rules
-
-
-def entrypoint_packages(modules: Sequence[Module], entrypoints: Sequence[str]) -> dict[str, str]:
-    """The module path defining each entry point (``authz/decision`` -> the ``authz`` module).
-
-    An entry point ``a/b/rule`` belongs to the module of package ``a.b`` that defines
-    ``rule``; entry points without such a module are left out.
-    """
-    found: dict[str, str] = {}
-    for entrypoint in entrypoints:
-        *package, rule = entrypoint.split("/")
-        for module in modules:
-            if list(module.package) == package and any(r.name == rule for r in module.rules()):
-                found[entrypoint] = module.path
-    return found
-
-
-# ---------------------------------------------------------------- reachability
-
-
-def _read_terms(node: Any) -> Iterator[Node]:
-    """Every ref and standalone variable in ``node``; a ref's own head is not a second term."""
-    stack: list[Any] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, list):
-            stack.extend(current)
-        elif isinstance(current, dict):
-            kind = current.get("type")
-            if kind == "ref":
-                yield current
-                stack.extend(current["value"][1:])
-            elif kind == "var":
-                yield current
-            else:
-                stack.extend(value for key, value in current.items() if key != "location")
-
-
-def _rule_refs(module: Module, rule: Node, packages: dict[tuple[str, ...], set[str]]) -> set[str]:
-    """The rules (``package.rule``) one rule definition reads."""
-    found: set[str] = set()
-    local = packages.get(module.package, set())
-    for term in _read_terms(rule):
-        path = ref_path(term)
-        if not path:
-            continue
-        head, rest = path[0], path[1:]
-        if head in module.imports:
-            path = (*module.imports[head], *rest)
-        elif head == "data":
-            path = rest
-        elif head in local:
-            found.add(".".join((*module.package, head)))
-            continue
-        else:
-            continue
-        for cut in range(len(path), 0, -1):
-            package, tail = path[:cut], path[cut:]
-            if package in packages:
-                if tail and tail[0] in packages[package]:
-                    found.add(".".join((*package, tail[0])))
-                elif not tail:
-                    found.update(".".join((*package, name)) for name in packages[package])
-                break
-    return found
-
-
-def reachable(modules: Sequence[Module], entrypoints: Sequence[str]) -> set[str]:
-    """The rules (``package.rule``) an evaluation of ``entrypoints`` can read.
-
-    A rule outside this set (a list kept for the app's tests, a decision object no
-    rule returns) cannot change any entry point's answer, whatever it says.
-    """
-    packages: dict[tuple[str, ...], set[str]] = {}
-    for module in modules:
-        packages.setdefault(module.package, set()).update(rule.name for rule in module.rules())
-    reads: dict[str, set[str]] = {}
-    for module in modules:
-        for rule in module.rules():
-            name = ".".join((*module.package, rule.name))
-            reads.setdefault(name, set()).update(_rule_refs(module, rule.node, packages))
-    stack = [entrypoint.replace("/", ".") for entrypoint in entrypoints]
-    seen: set[str] = set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        stack.extend(reads.get(current, ()))
-    return seen

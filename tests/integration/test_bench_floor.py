@@ -9,7 +9,9 @@ import pytest
 
 from app.config import load_settings
 from app.main import create_app
-from tests.load import bench, floor
+from tests.load import floor
+from tests.load.profiling import asgi_get
+from tests.load.world import bench_world
 from tests.support.services import OpaServer
 from tests.support.world import load
 
@@ -19,14 +21,14 @@ pytestmark = pytest.mark.integration
 @pytest.fixture
 def recording(database_url: str, opa_server: OpaServer) -> Iterator[floor.Recording]:
     """The round trips of a read of the benchmark's 100 case."""
-    ids = load(database_url, bench.bench_world())
+    ids = load(database_url, bench_world())
     settings = load_settings(environ={}).replace(
         **{"database.url": database_url, "opa.url": opa_server.url}
     )
     app = create_app(settings)
     path = f"/api/v1/runs/{ids['r100']}/context"
     try:
-        yield floor.record_read(app, lambda: bench._asgi_get(app, path))
+        yield floor.record_read(app, lambda: asgi_get(app, path))
     finally:
         app.services.close()
 

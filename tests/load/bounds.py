@@ -1,6 +1,6 @@
 """The cost of the worst request per operation beside a normal request (issue 19).
 
-Part of ``make bench`` (``tests/load/bench.py`` calls :func:`run` and puts
+Part of ``make bench`` (``tests/load/parts.py`` calls :func:`run` and puts
 :func:`section` into ``docs/benchmarks.md``); ``python -m tests.load.bounds`` runs
 this part alone and replaces its section of the report.
 
@@ -202,8 +202,8 @@ def replace_section(report: str, new: str) -> str:
     A report without it gets it before the overhead section (which
     ``tests/load/overhead.py`` keeps last) or before the kept tail.
     """
-    from tests.load.bench import KEEP_MARKER
     from tests.load.overhead import HEADING as OVERHEAD
+    from tests.load.report import KEEP_MARKER
 
     if f"\n{HEADING}\n" in report:
         head, rest = report.split(f"\n{HEADING}\n", 1)
@@ -221,7 +221,7 @@ def replace_section(report: str, new: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.load.bounds``: this part alone, its section replaced in the report."""
-    from tests.load.bench import OUTPUT
+    from tests.load.report import OUTPUT
 
     parser = argparse.ArgumentParser(
         prog="python -m tests.load.bounds", description=(__doc__ or "").splitlines()[0]

@@ -1,6 +1,6 @@
 """What metrics and tracing cost getRunContext (issue 12): a separate part of ``make bench``.
 
-``make bench`` (``tests/load/bench.py``) calls :func:`measure_overhead` after its own
+``make bench`` (``tests/load/parts.py``) calls :func:`measure_overhead` after its own
 cases and appends :func:`overhead_section` to ``docs/benchmarks.md``;
 ``python -m tests.load.overhead`` runs this part alone (its own PostgreSQL, OPA and the
 benchmark world) and replaces that section of the file.
@@ -37,30 +37,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import random
-import signal
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import requests
-import uvicorn
 
-from app.config import load_settings
-from app.http.protocol import server_options
-from app.logs import configure_logging
-from app.main import create_app
-from app.observability.exposition import exposition_registry, start_listener
-from app.observability.tracing import Tracing
 from tests.load.interleave import interleaved_rounds
-from tests.support.services import AppProcess, OpaServer, ServiceError, free_port
+from tests.load.overhead_servers import MODES, OverheadError, Server, Sink, serve, start_servers
+from tests.support.services import OpaServer
 
 __all__ = [
     "MODES",
@@ -70,7 +60,6 @@ __all__ = [
     "overhead_section",
 ]
 
-MODES = ("off", "off-2", "metrics", "tracing", "both")
 _DESCRIPTIONS = {
     "off": "no metrics, no tracing",
     "off-2": "the same as off, in another process (the noise floor)",
@@ -81,144 +70,6 @@ _DESCRIPTIONS = {
 HEADING = "## Overhead of metrics and tracing"
 METRICS_LIMIT = 0.03
 REQUEST_TIMEOUT = 10.0
-_CONTEXT_SPAN = "GET /api/v1/runs/{run_id}/context"
-
-
-class OverheadError(RuntimeError):
-    """The overhead measurement could not run as designed."""
-
-
-# ----------------------------------------------------------------------------- servers
-
-
-class _Sink:
-    """An OTLP/HTTP endpoint that accepts and discards (OPA's trace exports)."""
-
-    def __init__(self) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def address(self) -> str:
-        """``host:port`` for ``OPA_TRACING_ADDRESS``."""
-        return f"127.0.0.1:{self.server.server_port}"
-
-    def close(self) -> None:
-        """Stop serving."""
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def serve(mode: str, spans_file: Path | None) -> int:
-    """``--serve MODE``: the app as ``python -m app serve`` runs it with one worker.
-
-    The same steps as :func:`app.server.serve` for one worker, with the tracing of
-    ``mode`` (an in-memory exporter) instead of the ``OTEL_*`` variables. When stopped
-    with SIGINT, the number of exported spans is written to ``spans_file``.
-    """
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    settings = load_settings()
-    configure_logging(settings.text("log.level"))
-    exporter = InMemorySpanExporter()
-    tracing = Tracing.exporting_to(exporter) if mode in ("tracing", "both") else None
-    app = create_app(settings, tracing=tracing)
-    listener = None
-    if app.services.metrics is not None:
-        listener = start_listener(
-            exposition_registry(app.services.metrics.registry),
-            settings.text("metrics.host"),
-            settings.integer("metrics.port"),
-        )
-    try:
-        uvicorn.run(
-            app,
-            host=settings.text("host"),
-            port=settings.integer("port"),
-            log_config=None,
-            access_log=False,
-            lifespan="on",
-            **server_options(settings),
-        )
-    finally:
-        if listener is not None:
-            listener.stop()
-        if tracing is not None:
-            tracing.provider.force_flush()
-            spans = exporter.get_finished_spans()
-            if spans_file is not None:
-                spans_file.write_text(
-                    json.dumps(
-                        {
-                            "spans": len(spans),
-                            "context_requests": sum(1 for s in spans if s.name == _CONTEXT_SPAN),
-                        }
-                    )
-                )
-            tracing.shutdown()
-    return 0
-
-
-@dataclass
-class _Server:
-    mode: str
-    app: AppProcess
-    metrics_url: str | None
-    spans_file: Path
-
-
-@contextlib.contextmanager
-def _servers(database_url: str, opa_url: str, workdir: Path) -> Iterator[list[_Server]]:
-    with contextlib.ExitStack() as stack:
-        servers: list[_Server] = []
-        for mode in MODES:
-            env = {
-                k: v
-                for k, v in os.environ.items()
-                if k != "CONFIG_FILE" and not k.startswith(("OTEL_", "PROMETHEUS_"))
-            }
-            env.update(
-                {
-                    "DATABASE_URL": database_url,
-                    "OPA_URL": opa_url,
-                    "LOG_LEVEL": "WARNING",
-                    "RATE_LIMIT_AGENT_RUNTIME_PER_MINUTE": "0",
-                    "PYTHONUNBUFFERED": "1",
-                    "PYTHONHASHSEED": "0",
-                }
-            )
-            metrics_url = None
-            if mode in ("metrics", "both"):
-                metrics_port = free_port()
-                directory = tempfile.mkdtemp(prefix=f"bench-metrics-{mode}-", dir=workdir)
-                env.update(
-                    {"METRICS_PORT": str(metrics_port), "PROMETHEUS_MULTIPROC_DIR": directory}
-                )
-                metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
-            spans_file = workdir / f"spans-{mode}.json"
-            command = ("tests.load.overhead", "--serve", mode, "--spans-file", str(spans_file))
-            app = AppProcess.start(command, env, workdir / f"server-{mode}.log", name=mode)
-            # SIGINT: uvicorn stops gracefully, then re-raises it as KeyboardInterrupt,
-            # so the server's finally block still writes its span count.
-            stack.callback(app.stop, signal.SIGINT, 30)
-            servers.append(_Server(mode, app, metrics_url, spans_file))
-        for server in servers:
-            try:
-                server.app.wait_ready()
-            except ServiceError as exc:
-                raise OverheadError(str(exc)) from exc
-        yield servers
 
 
 # ------------------------------------------------------------------------ measurement
@@ -299,12 +150,12 @@ def _block(
     sent = warmup + rounds
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as work:
         workdir = Path(work)
-        with _servers(database_url, opa_url, workdir) as servers:
+        with start_servers(database_url, opa_url, workdir) as servers:
             sessions = {s.mode: requests.Session() for s in servers}
             for session in sessions.values():
                 session.trust_env = False
 
-            def context_call(server: _Server) -> Callable[[], None]:
+            def context_call(server: Server) -> Callable[[], None]:
                 def call() -> None:
                     response = sessions[server.mode].get(
                         server.app.base_url + path, headers=headers, timeout=REQUEST_TIMEOUT
@@ -364,7 +215,7 @@ def measure_overhead(
     path = f"/api/v1/runs/{run_id}/context"
     latencies: dict[str, list[float]] = {mode: [] for mode in MODES}
     spans = dict.fromkeys(("tracing", "both"), 0)
-    sink = _Sink()
+    sink = Sink()
     opa = OpaServer(env={"OPA_TRACING_ADDRESS": sink.address})
     try:
         opa.start()
@@ -473,10 +324,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def replace_section(report: str, section: str, tail: str) -> str:
     """``report`` with its overhead section replaced by ``section``, then ``tail``.
 
-    ``tail`` is what ``make bench`` keeps below its marker (``bench.kept_tail``); the
+    ``tail`` is what ``make bench`` keeps below its marker (``report.kept_tail``); the
     old section runs to that marker, or to the end of a report without one.
     """
-    from tests.load.bench import KEEP_MARKER
+    from tests.load.report import KEEP_MARKER
 
     before_tail = report.split(KEEP_MARKER, 1)[0]
     head = before_tail.split(f"\n{HEADING}\n", 1)[0].rstrip("\n")
@@ -488,7 +339,8 @@ def replace_section(report: str, section: str, tail: str) -> str:
 
 def _standalone(args: argparse.Namespace) -> int:
     """Measure with the benchmark's world and replace the section of the report."""
-    from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, kept_tail, prepare_database
+    from tests.load.report import OUTPUT, kept_tail
+    from tests.load.world import AGENT_TOKEN, REFERENCE, prepare_database
     from tests.support.services import PostgresCluster
 
     with contextlib.ExitStack() as stack:

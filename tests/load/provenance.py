@@ -299,8 +299,8 @@ def replace_section(report: str, section: str) -> str:
     """``report`` with this part's section replaced by ``section``: the old one runs to
     the next section or the kept tail; without one, it goes before the overhead section
     (or the kept tail, or the end)."""
-    from tests.load.bench import KEEP_MARKER
     from tests.load.overhead import HEADING as OVERHEAD
+    from tests.load.report import KEEP_MARKER
 
     if f"\n{HEADING}\n" in report:
         head, rest = report.split(f"\n{HEADING}\n", 1)
@@ -317,7 +317,7 @@ def replace_section(report: str, section: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.load.provenance``: this part alone; replaces its section."""
-    from tests.load.bench import OUTPUT
+    from tests.load.report import OUTPUT
 
     parser = argparse.ArgumentParser(
         prog="python -m tests.load.provenance", description=(__doc__ or "").splitlines()[0]

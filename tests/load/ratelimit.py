@@ -1,8 +1,8 @@
 """What the rate limiter costs a request, in memory and on Redis (issue 25).
 
-A part of ``make bench``: ``tests/load/bench.py`` calls :func:`from_bench` with its
-database and world and puts :func:`section` into ``docs/benchmarks.md`` before the
-overhead section. ``python -m tests.load.ratelimit`` runs this part alone (its own
+A part of ``make bench`` (``tests/load/parts.py``): it calls :func:`measure` with the
+benchmark's database and world and puts :func:`section` into ``docs/benchmarks.md``
+before the overhead section. ``python -m tests.load.ratelimit`` runs this part alone (its own
 PostgreSQL, OPA, Redis and the benchmark world) and replaces that section.
 
 Method, as ``tests/load/overhead.py`` does for metrics and tracing:
@@ -46,7 +46,7 @@ from app.http.ratelimit import MEMORY_STORAGE, RateLimiter
 from tests.load.interleave import interleaved_rounds
 from tests.support.services import AppProcess, OpaServer, RedisServer
 
-__all__ = ["HEADING", "RateLimitCost", "add_arguments", "from_bench", "measure", "section"]
+__all__ = ["HEADING", "RateLimitCost", "add_arguments", "measure", "section"]
 
 HEADING = "## What the rate limiter costs: memory against Redis"
 MODES = ("off", "memory", "redis")
@@ -275,16 +275,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def from_bench(args: argparse.Namespace, database_url: str, run_id: str, token: str) -> str:
-    """``make bench``'s hook: the section, or nothing when ``--rate-limit-rounds`` is 0."""
-    if args.rate_limit_rounds <= 0:
-        return ""
-    print(
-        f"rate limiter, memory against Redis, {args.rate_limit_rounds} rounds ...", file=sys.stderr
-    )
-    return "\n" + section(measure(database_url, run_id, token, rounds=args.rate_limit_rounds))
-
-
 def replace_section(report: str, new: str) -> str:
     """``report`` with this part's section replaced by ``new`` (or put before overhead)."""
     from tests.load.overhead import HEADING as OVERHEAD
@@ -302,7 +292,8 @@ def replace_section(report: str, new: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.load.ratelimit``: this part alone with the benchmark's world."""
-    from tests.load.bench import AGENT_TOKEN, OUTPUT, REFERENCE, prepare_database
+    from tests.load.report import OUTPUT
+    from tests.load.world import AGENT_TOKEN, REFERENCE, prepare_database
     from tests.support.services import PostgresCluster
 
     parser = argparse.ArgumentParser(

@@ -232,8 +232,8 @@ def replace_section(report: str, new: str) -> str:
     """``report`` with this part's section (to the next ``## `` heading or the kept
     tail) replaced; without one, it goes before the overhead section (which
     ``tests/load/overhead.py`` keeps last), the kept tail, or at the end."""
-    from tests.load.bench import KEEP_MARKER
     from tests.load.overhead import HEADING as OVERHEAD
+    from tests.load.report import KEEP_MARKER
 
     if f"\n{HEADING}\n" in report:
         head, rest = report.split(f"\n{HEADING}\n", 1)
@@ -249,7 +249,7 @@ def replace_section(report: str, new: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.load.transport``: this part alone, its section replaced."""
-    from tests.load.bench import OUTPUT
+    from tests.load.report import OUTPUT
 
     parser = argparse.ArgumentParser(
         prog="python -m tests.load.transport", description=(__doc__ or "").splitlines()[0]

@@ -13,7 +13,8 @@ from policydiff.corpus import Record, write_corpus
 from policydiff.generate import generator
 from policydiff.mutants import enumerate_mutants
 from policydiff.mutation import Options, run_mutants
-from policydiff.rego import parse_modules, vocabulary
+from policydiff.rego import parse_modules
+from policydiff.rego_vocabulary import vocabulary
 from policydiff.scratch import data_files
 from tests.integration.policydiff.conftest import OPA, POLICIES, run_policy
 

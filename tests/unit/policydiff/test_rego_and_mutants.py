@@ -14,14 +14,9 @@ from policydiff.mutants import (
     read_equivalents,
     sample,
 )
-from policydiff.rego import (
-    Module,
-    dependents,
-    entrypoint_packages,
-    parse_modules,
-    reachable,
-    vocabulary,
-)
+from policydiff.rego import Module, parse_modules
+from policydiff.rego_graph import dependents, entrypoint_packages, reachable
+from policydiff.rego_vocabulary import vocabulary
 from tests.support.services import REPO_ROOT
 
 OPA = REPO_ROOT / ".bin" / "opa"

@@ -10,8 +10,8 @@ from policydiff.describe import phrase
 from policydiff.doc import check_labels
 from policydiff.generate import AROUND_NOW, NOW, WORLD, generator
 from policydiff.mutants import Mutant
-from policydiff.mutation import MutantResult, MutationReport, gate_failures
 from policydiff.mutation_report import render
+from policydiff.mutation_results import MutantResult, MutationReport, gate_failures
 from policydiff.variants import MALFORMED_TIME, UNKNOWN_ID, Variants, Vocabulary
 from tests.support.services import REPO_ROOT
 
