@@ -32,7 +32,7 @@ from connexion.context import context
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import Unauthenticated
-from app.services import Services, current_services
+from app.services import Services, services_of
 from app.tokens import hash_token
 from repositories.principals import Actor, RunnerIdentity, TokenHolder
 
@@ -61,7 +61,7 @@ async def bearer_info(token: str, request: Any) -> dict[str, Any] | None:
             ``rate_limit.storage_failure_mode`` is ``closed``.
         sqlalchemy.exc.OperationalError: the database cannot answer (mapped to 503).
     """
-    services = current_services()
+    services = services_of(request.scope)
     address = services.limiter.client_address(request.scope)
     await services.limiter.admit_authentication(address)
     token = token.strip()
