@@ -80,11 +80,7 @@ class AdminWrites:
             return grant_view(row)
 
     def delete_grant(self, actor: Actor, action: str, grant_id: str) -> None:
-        """Delete a grant.
-
-        Raises:
-            NotFound: no such grant.
-        """
+        """Delete a grant; ``NotFound`` when there is no such grant."""
         with self._authorized(actor, action) as uow:
             if not uow.admin.delete_grant(grant_id):
                 raise NotFound()
@@ -257,11 +253,7 @@ class AdminWrites:
             return repo.replace_session(thread_id, agent_id, started=body["mode"] == "bind")
 
     def delete_message(self, actor: Actor, action: str, message_id: str) -> None:
-        """Tombstone a message: content emptied, ``deleted_at`` set.
-
-        Raises:
-            NotFound: no such message.
-        """
+        """Tombstone a message (content emptied, ``deleted_at`` set); ``NotFound`` when unknown."""
         with self._authorized(actor, action) as uow:
             if not uow.messages.tombstone(message_id):
                 raise NotFound()

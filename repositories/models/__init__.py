@@ -13,12 +13,12 @@ audit rows, 0005 the threads' last position, 0007 acting-for); change both toget
 
 from __future__ import annotations
 
+from app.domain.privacy import ATTEMPT_KINDS
 from repositories.models.audit import AuditLog
 from repositories.models.base import (
     ACTING_FOR_MODES,
     ACTING_FOR_VALUES,
     ACTIVE_RUN_STATES,
-    ATTEMPT_KINDS,
     BINDING_STATES,
     CHANNEL_KINDS,
     FOLLOWUP_STATES,

@@ -5,24 +5,12 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import (
-    BigInteger,
-    CheckConstraint,
-    UniqueConstraint,
-    func,
-    text,
-)
+from sqlalchemy import BigInteger, CheckConstraint, UniqueConstraint, func, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from repositories.models.base import (
-    ACTING_FOR_MODES,
-    Base,
-    one_of,
-)
+from repositories.models.base import ACTING_FOR_MODES, Base, one_of
 
-__all__ = [
-    "AuditLog",
-]
+__all__ = ["AuditLog"]
 
 
 class AuditLog(Base):

@@ -13,6 +13,9 @@ Conventions, chosen so that the schema protects itself even against a buggy writ
   validation (for example the world fixture schema) uses the same lists.
 * Every constraint and index has a deterministic name (see ``NAMING_CONVENTION``) so
   the migrations can refer to them and errors can be mapped back to a cause.
+
+Import these names from :mod:`repositories.models`; the helpers here serve the table
+modules of the package.
 """
 
 from __future__ import annotations
@@ -21,47 +24,9 @@ import uuid
 from datetime import datetime
 from typing import Any, ClassVar, Final
 
-from sqlalchemy import (
-    Boolean,
-    CheckConstraint,
-    DateTime,
-    Integer,
-    MetaData,
-    Text,
-    func,
-    text,
-)
+from sqlalchemy import Boolean, CheckConstraint, DateTime, Integer, MetaData, Text, func, text
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.orm import DeclarativeBase, MappedColumn, mapped_column
-
-from app.domain.privacy import ATTEMPT_KINDS
-
-__all__ = [
-    "ACTING_FOR_MODES",
-    "ACTING_FOR_VALUES",
-    "ACTIVE_RUN_STATES",
-    "ATTEMPT_KINDS",
-    "BINDING_STATES",
-    "CHANNEL_KINDS",
-    "FOLLOWUP_STATES",
-    "GRANT_LEVELS",
-    "MESSAGE_KINDS",
-    "MESSAGE_ORIGINS",
-    "NAMING_CONVENTION",
-    "PRINCIPAL_KINDS",
-    "PRINCIPAL_STATUSES",
-    "RUN_STATES",
-    "RUN_TRIGGER_KINDS",
-    "SCAN_STATUSES",
-    "THREAD_KINDS",
-    "TOKEN_KINDS",
-    "Base",
-    "created_at_column",
-    "matches",
-    "one_of",
-    "sql_list",
-    "uuid_pk",
-]
 
 PRINCIPAL_KINDS: Final = ("user", "agent", "app")
 PRINCIPAL_STATUSES: Final = ("active", "pending", "disabled", "deleted")

@@ -30,15 +30,7 @@ from repositories.models.base import (
     uuid_pk,
 )
 
-__all__ = [
-    "Attachment",
-    "Channel",
-    "ChannelMember",
-    "Grant",
-    "Message",
-    "Space",
-    "Thread",
-]
+__all__ = ["Attachment", "Channel", "ChannelMember", "Grant", "Message", "Space", "Thread"]
 
 
 class Space(Base):

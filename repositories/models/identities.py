@@ -26,14 +26,7 @@ from repositories.models.base import (
     uuid_pk,
 )
 
-__all__ = [
-    "ApiToken",
-    "Group",
-    "GroupMember",
-    "Principal",
-    "PrincipalPermission",
-    "Runner",
-]
+__all__ = ["ApiToken", "Group", "GroupMember", "Principal", "PrincipalPermission", "Runner"]
 
 
 class Principal(Base):

@@ -5,28 +5,18 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import (
-    CheckConstraint,
-    ForeignKey,
-    PrimaryKeyConstraint,
-    UniqueConstraint,
-)
+from sqlalchemy import CheckConstraint, ForeignKey, PrimaryKeyConstraint, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.domain.privacy import ATTEMPT_ID_PATTERN, PROVIDER_ID_PATTERN, TASK_KEY_PATTERN
-from repositories.models.base import (
+from app.domain.privacy import (
+    ATTEMPT_ID_PATTERN,
     ATTEMPT_KINDS,
-    Base,
-    created_at_column,
-    matches,
-    one_of,
+    PROVIDER_ID_PATTERN,
+    TASK_KEY_PATTERN,
 )
+from repositories.models.base import Base, created_at_column, matches, one_of
 
-__all__ = [
-    "ProviderPolicy",
-    "RunProviderAttempt",
-    "TaskPolicy",
-]
+__all__ = ["ProviderPolicy", "RunProviderAttempt", "TaskPolicy"]
 
 
 class ProviderPolicy(Base):

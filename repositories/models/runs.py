@@ -34,13 +34,7 @@ from repositories.models.base import (
     uuid_pk,
 )
 
-__all__ = [
-    "AgentSession",
-    "Run",
-    "RunFollowup",
-    "RunStep",
-    "SessionBinding",
-]
+__all__ = ["AgentSession", "Run", "RunFollowup", "RunStep", "SessionBinding"]
 
 
 class AgentSession(Base):
