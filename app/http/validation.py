@@ -123,7 +123,7 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     # Whether the raw body may hold a NUL or a surrogate (True until _parse has looked).
     _escapes = True
     # The request's scope, whose app sets the limits (None: the defaults; set by _parse).
-    _scope: Any = None
+    _request_scope: Any = None
 
     @property
     def MUTABLE_VALIDATION(self) -> bool:
@@ -139,7 +139,7 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         return _RequestValidator(self._schema, format_checker=FORMAT_CHECKER)
 
     async def _parse(self, stream: Any, scope: Any) -> Any:
-        self._scope = scope
+        self._request_scope = scope
         raw = b"".join([message async for message in stream])
         if not raw:
             return None
@@ -157,7 +157,7 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     def _validate(self, body: Any) -> dict[str, Any] | None:
         if not self._nullable and body is None:
             raise InvalidRequest("The request body must not be empty.")
-        limit = integer_setting(self._scope, "http.max_validation_errors")
+        limit = integer_setting(self._request_scope, "http.max_validation_errors")
         errors, omitted = bounded_errors(
             iter(self._validator.iter_errors(body)),
             limit,
