@@ -43,11 +43,12 @@ def test_two_apps_in_one_process_each_answer_with_their_own_limits(
     path = messages_path(ids["support/general"])
     channel = f"/api/v1/admin/channels/{ids['support/general']}"
 
-    for send in (
-        lambda client: client.patch(channel, json=_WRONG_TYPES),
-        lambda client: client.get(path, params=_UNKNOWN_QUERY),
+    for method, target, options in (
+        ("PATCH", channel, {"json": _WRONG_TYPES}),
+        ("GET", path, {"params": _UNKNOWN_QUERY}),
     ):
-        wide, narrow = send(default), send(limited)
+        wide = default.request(method, target, **options)
+        narrow = limited.request(method, target, **options)
         assert (wide.status_code, narrow.status_code) == (422, 422)
         assert _listed(wide) == (5, 0)
         assert _listed(narrow) == (2, 3)
