@@ -24,11 +24,11 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.auth import actor_of, runner_of
 from app.errors import Unauthenticated, UnsupportedMediaType
 from app.http.app_state import served_app
 from app.http.correlation import note_operation
 from app.http.headers import header_value
+from app.http.token_info import actor_of, runner_of
 
 __all__ = ["AdmissionMiddleware", "check_json_content_type"]
 

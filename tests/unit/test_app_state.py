@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +16,7 @@ from app.http.app_state import attach, integer_setting, served_app
 from app.http.routes import Route
 
 _DEFAULTS = {key.name: key.default for key in SCHEMA}
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass
@@ -59,3 +64,23 @@ def test_two_apps_in_one_process_each_see_their_own_settings() -> None:
         integer_setting(one, "http.max_json_depth"),
         integer_setting(two, "http.max_json_depth"),
     ) == (5, 7)
+
+
+def test_the_http_layer_imports_neither_the_wiring_nor_what_it_wires() -> None:
+    code = (
+        "import importlib, json, pkgutil, sys, app.http\n"
+        "for module in pkgutil.iter_modules(app.http.__path__):\n"
+        "    importlib.import_module('app.http.' + module.name)\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=_ROOT, capture_output=True, text=True, check=True
+    )
+    above = ("app.services", "app.auth", "app.main", "app.handlers", "app.usecases")
+    imported = [
+        name
+        for name in json.loads(result.stdout)
+        if name.startswith(above) or name.split(".")[0] == "repositories"
+    ]
+
+    assert imported == []
