@@ -15,15 +15,13 @@ from typing import Any
 from connexion.context import context
 from starlette.concurrency import run_in_threadpool
 
+from app.domain.identity import Actor, RunnerIdentity, TokenHolder
 from app.errors import Unauthenticated
-from app.services import Services, current_services
+from app.http.token_info import actor_of, runner_of, token_info
+from app.services import Services, services_of
 from app.tokens import hash_token
-from repositories.principals import Actor, RunnerIdentity, TokenHolder
 
 __all__ = ["actor_of", "bearer_info", "current_actor", "current_runner", "runner_of"]
-
-_ACTOR = "actor"
-_RUNNER = "runner"
 
 
 def _lookup(services: Services, token_hash: str) -> TokenHolder | None:
@@ -45,34 +43,14 @@ async def bearer_info(token: str, request: Any) -> dict[str, Any] | None:
             ``rate_limit.storage_failure_mode`` is ``closed``.
         sqlalchemy.exc.OperationalError: the database cannot answer (mapped to 503).
     """
-    services = current_services()
+    services = services_of(request.scope)
     address = services.limiter.client_address(request.scope)
     await services.limiter.admit_authentication(address)
     token = token.strip()
     holder = await run_in_threadpool(_lookup, services, hash_token(token)) if token else None
-    if isinstance(holder, Actor):
-        return {"sub": holder.id, _ACTOR: holder}
-    if isinstance(holder, RunnerIdentity):
-        return {"sub": holder.id, _RUNNER: holder}
+    if holder is not None:
+        return token_info(holder)
     await services.limiter.authentication_failed(address)
-    return None
-
-
-def actor_of(token_info: Any) -> Actor | None:
-    """The actor inside Connexion's ``token_info``, or ``None`` for a public operation."""
-    if isinstance(token_info, dict):
-        actor = token_info.get(_ACTOR)
-        if isinstance(actor, Actor):
-            return actor
-    return None
-
-
-def runner_of(token_info: Any) -> RunnerIdentity | None:
-    """The runner inside Connexion's ``token_info``, or ``None``."""
-    if isinstance(token_info, dict):
-        runner = token_info.get(_RUNNER)
-        if isinstance(runner, RunnerIdentity):
-            return runner
     return None
 
 

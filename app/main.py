@@ -58,6 +58,7 @@ from app.errors import (
     ValidationFailed,
 )
 from app.http.admission import AdmissionMiddleware
+from app.http.app_state import attach, integer_setting
 from app.http.body_limit import BodyLimitMiddleware
 from app.http.correlation import CorrelationMiddleware
 from app.http.edge import EdgeMiddleware
@@ -67,7 +68,7 @@ from app.http.validation import validator_map
 from app.observability.requests import ObservedRequests
 from app.observability.tracing import Tracing
 from app.opa_client import OpaError, OpaUnavailable
-from app.services import Services, build_services, services_var
+from app.services import Services, build_services, services_of
 
 __all__ = ["SPEC_JSON_PATH", "SWAGGER_UI_PATH", "Application", "create_app"]
 
@@ -138,22 +139,32 @@ def _fail_closed_source(exc: Exception) -> str:
     return "service"
 
 
+def _count_fail_closed(scope: Scope, exc: Exception) -> None:
+    """Count a 503 in ``agent_authz_fail_closed_total`` when the app counts metrics."""
+    try:
+        metrics = services_of(scope).metrics
+    except LookupError:  # an error answer is built even outside a served app
+        return
+    if metrics is not None:
+        metrics.fail_closed(_fail_closed_source(exc))
+
+
 def _error_handler(methods: MethodIndex) -> Any:
     # A coroutine: Connexion would run a plain function in the thread pool, taking a
     # worker thread from the handlers for every 401, 404 or 429.
     async def handle(request: ConnexionRequest, exc: Exception) -> ConnexionResponse:
         error = _as_api_error(exc, methods, request.url.path)
         if error.status == 503:
-            services = services_var.get(None)
-            if services is not None and services.metrics is not None:
-                services.metrics.fail_closed(_fail_closed_source(exc))
+            _count_fail_closed(request.scope, exc)
         if error.status >= 500:
             # OPA errors name the entry point and the failure kind, never the input.
             detail = str(exc) if isinstance(exc, OpaError) else type(exc).__name__
             log.error("request failed", extra={"status": error.status, "error": detail})
         return ConnexionResponse(
             status_code=error.status,
-            body=encode_problem(problem_body(error)),
+            body=encode_problem(
+                problem_body(error, integer_setting(request.scope, "http.max_validation_errors"))
+            ),
             content_type="application/problem+json",
             headers=problem_headers(error),
         )
@@ -202,7 +213,7 @@ class Application:
             if services.metrics is not None or services.tracing is not None
             else None
         )
-        edge = EdgeMiddleware(self._with_services, open_prefixes=(SWAGGER_UI_PATH + "/",))
+        edge = EdgeMiddleware(self._serve, open_prefixes=(SWAGGER_UI_PATH + "/",))
         asgi: ASGIApp = BodyLimitMiddleware(
             CorrelationMiddleware(edge, observer),
             services.settings.integer("http.max_body_bytes"),
@@ -211,16 +222,13 @@ class Application:
             asgi = services.tracing.instrument_asgi(asgi)
         self._asgi = asgi
 
-    async def _with_services(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         spec_request = scope["type"] == "http" and scope["path"] == SPEC_JSON_PATH
         if spec_request and scope["method"] in ("GET", "HEAD"):
             await _send_spec(scope, send)
             return
-        token = services_var.set(self.services)
-        try:
-            await self.connexion_app(scope, receive, send)
-        finally:
-            services_var.reset(token)
+        # The one place the wiring meets a request: every layer below reads it here.
+        await self.connexion_app(attach(scope, self.services), receive, send)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -252,9 +260,10 @@ class Application:
 def _connexion_app(validate_responses: bool) -> connexion.AsyncApp:
     """Connexion serving the spec, built once per process and flag.
 
-    It holds no state of its own: the services of a request come from a context
-    variable that :class:`Application` sets. So every app of a process (the tests
-    build hundreds) shares one, and the spec is parsed and validated once.
+    It holds no state of its own: the services of a request come with its scope,
+    attached by :class:`Application` (``app/http/app_state.py``). So every app of a
+    process (the tests build hundreds) shares one, and the spec is parsed and
+    validated once.
     """
     spec = load_spec()
     methods = MethodIndex(spec)

@@ -3,9 +3,8 @@
 One :class:`Services` object per app instance, built by :func:`build_services`. This
 is the only place that knows how the pieces fit: every use case receives exactly what
 it uses (a unit-of-work factory, the authorizer, the policy gateway, the limits it
-reads), never this object. Handlers reach it through :func:`current_services`, which
-a small ASGI middleware sets for every request (a context variable rather than a
-module global, so several apps can live in one test process).
+reads), never this object. The app (``app/main.py``) attaches it to every request's
+scope (``app/http/app_state.py``); handlers find it with :func:`services_of`.
 
 Observability is wired here too: with ``metrics.port`` set, one :class:`Metrics` per
 app is handed to the layers as their observer (authorizer, gateway, rate limiter,
@@ -15,14 +14,15 @@ attached and the layers run exactly as without them.
 
 from __future__ import annotations
 
-import contextvars
 import threading
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import ExceptionContext
+from starlette.types import Scope
 
 from app.config import Settings
+from app.http.app_state import served_app
 from app.http.correlation import current_correlation_id, note_policy_revision
 from app.http.ratelimit import RateLimiter
 from app.http.routes import Route
@@ -34,7 +34,7 @@ from app.opa_client import OpaClient
 from app.policy import PolicyGateway
 from app.policy.gateway import RevisionObserver
 from app.policy.recorder import recording
-from app.usecases.admin import RunAdmin
+from app.usecases.admin import AdminWrites
 from app.usecases.authorization import Authorizer
 from app.usecases.authz_queries import ExplainDecision, QueryTriggerHolders
 from app.usecases.comms_relay import RelayCommsCall, RelayedOperation
@@ -64,9 +64,7 @@ from repositories.audit import SqlDenialAudit
 from repositories.engine import ping_after_idle
 from repositories.unit_of_work import GuardedUnitOfWork, UnitOfWork
 
-__all__ = ["Services", "UseCases", "build_services", "current_services", "services_var"]
-
-services_var: contextvars.ContextVar[Services] = contextvars.ContextVar("services")
+__all__ = ["Services", "UseCases", "build_services", "services_of"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ class UseCases:
     post_message: PostMessage
     query_trigger_holders: QueryTriggerHolders
     explain_decision: ExplainDecision
-    run_admin: RunAdmin
+    admin: AdminWrites
     readiness: Readiness
     resolve_session_context: ResolveSessionContext
     provision_workspace: ProvisionWorkspace
@@ -221,7 +219,11 @@ def _use_cases(
             reader=reader, authorizer=authorizer, policy=policy
         ),
         explain_decision=ExplainDecision(reader=reader, authorizer=authorizer, policy=policy),
-        run_admin=RunAdmin(writer=writer, authorizer=authorizer),
+        admin=AdminWrites(
+            writer=writer,
+            authorizer=authorizer,
+            backfill_max=settings.integer("channel.history_backfill_limit_max"),
+        ),
         readiness=Readiness(engine=engine, policy=policy),
         resolve_session_context=ResolveSessionContext(
             reader=reader, policy=policy, decisions=metrics
@@ -329,6 +331,13 @@ def build_services(
     return services
 
 
-def current_services() -> Services:
-    """The services of the app serving the current request."""
-    return services_var.get()
+def services_of(scope: Scope) -> Services:
+    """The services of the app serving the request of ``scope``.
+
+    Raises:
+        LookupError: the request did not come through an app built by ``create_app``.
+    """
+    services = served_app(scope)
+    if not isinstance(services, Services):
+        raise LookupError("the app serving this request has no services")
+    return services

@@ -3,15 +3,14 @@
 A bearer token authenticates either a principal (kinds session, agent, app) or a
 runner (kind runner); :meth:`PrincipalRepository.token_holder` resolves both in one
 prepared statement, so authentication costs one round trip whichever the caller is.
+The values it returns are defined in :mod:`app.domain.identity` (re-exported here).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
-
 from sqlalchemy import Connection, RowMapping, text
 
+from app.domain.identity import Account, Actor, RunnerIdentity, TokenHolder
 from repositories.prepared import PreparedStatement
 
 __all__ = [
@@ -23,46 +22,6 @@ __all__ = [
     "account_columns",
     "account_from_row",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Actor:
-    """The authenticated principal of a request: ids and states only, no names."""
-
-    id: str
-    kind: str
-    status: str
-    is_owner: bool
-
-
-@dataclass(frozen=True, slots=True)
-class RunnerIdentity:
-    """An authenticated runner: its id and current enrolment (never its handle)."""
-
-    id: str
-    enrollment_epoch: int
-    enrolled_at: dt.datetime | None
-
-    @property
-    def enrolled(self) -> bool:
-        """Whether the runner has enrolled at least once."""
-        return self.enrolled_at is not None
-
-
-TokenHolder = Actor | RunnerIdentity
-
-
-@dataclass(frozen=True, slots=True)
-class Account:
-    """A principal as an actor, with its owner and home channel (agents only).
-
-    Workspace provisioning reads the owner; the comms relay acts as the actor and
-    falls back to the home channel.
-    """
-
-    actor: Actor
-    owner_user_id: str | None
-    home_channel_id: str | None
 
 
 def account_columns(prefix: str = "") -> str:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from connexion.context import scope
 from starlette.responses import Response
 
 from app.auth import current_actor, current_runner
+from app.domain.identity import Actor, RunnerIdentity
 from app.http.encoding import dumps
 from app.http.routes import Route
-from app.services import Services, UseCases, current_services
-from repositories.principals import Actor, RunnerIdentity
+from app.services import Services, UseCases, services_of
 
 __all__ = [
     "RequestContext",
@@ -25,6 +26,7 @@ __all__ = [
     "begin_runner",
     "json_response",
     "no_content",
+    "request_services",
 ]
 
 
@@ -53,6 +55,11 @@ class RequestContext(_Operation):
     actor: Actor
 
 
+def request_services() -> Services:
+    """The services of the app serving this request (attached to its scope by the app)."""
+    return services_of(scope)
+
+
 def begin(operation_id: str) -> RequestContext:
     """The services, the route and the authenticated actor of the operation.
 
@@ -62,7 +69,7 @@ def begin(operation_id: str) -> RequestContext:
     Raises:
         Unauthenticated: the request carries no authenticated actor.
     """
-    services = current_services()
+    services = request_services()
     return RequestContext(
         services=services, actor=current_actor(), route=services.routes[operation_id]
     )
@@ -94,7 +101,7 @@ def begin_runner(operation_id: str) -> RunnerRequestContext:
     Raises:
         Unauthenticated: the token does not belong to a runner.
     """
-    services = current_services()
+    services = request_services()
     return RunnerRequestContext(
         services=services, runner=current_runner(), route=services.routes[operation_id]
     )

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from app.handlers.common import json_response
+from app.handlers.common import json_response, request_services
 from app.http.correlation import note_operation
-from app.services import current_services
 
 __all__ = ["health_live", "health_ready"]
 
@@ -20,4 +19,4 @@ def health_live() -> Response:
 def health_ready() -> Response:
     """200 when PostgreSQL answers, OPA answers and the policies are loaded; else 503."""
     note_operation("healthReady")
-    return json_response(current_services().use_cases.readiness())
+    return json_response(request_services().use_cases.readiness())

@@ -14,9 +14,7 @@ from connexion import request
 from starlette.responses import Response
 
 from app.domain.privacy import Ceilings, etag
-from app.handlers.admin import admin_operation
 from app.handlers.common import begin, json_response
-from app.usecases import privacy_admin
 
 __all__ = [
     "admin_set_provider_policy",
@@ -84,15 +82,13 @@ def rotate_run_envelope(run_id: str, body: dict[str, Any]) -> Response:
 
 def admin_set_provider_policy(provider_id: str, body: dict[str, Any]) -> Response:
     """PUT /api/v1/admin/provider-policies/{provider_id}."""
-    return admin_operation(
-        "adminSetProviderPolicy",
-        lambda uow, _repo: privacy_admin.set_provider_policy(uow, provider_id, body),
+    ctx = begin("adminSetProviderPolicy")
+    return json_response(
+        ctx.use_cases.admin.set_provider_policy(ctx.actor, ctx.action, provider_id, body)
     )
 
 
 def admin_set_task_policy(task_key: str, body: dict[str, Any]) -> Response:
     """PUT /api/v1/admin/task-policies/{task_key}."""
-    return admin_operation(
-        "adminSetTaskPolicy",
-        lambda uow, _repo: privacy_admin.set_task_policy(uow, task_key, body),
-    )
+    ctx = begin("adminSetTaskPolicy")
+    return json_response(ctx.use_cases.admin.set_task_policy(ctx.actor, ctx.action, task_key, body))

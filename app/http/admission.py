@@ -24,11 +24,11 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.auth import actor_of, runner_of
 from app.errors import Unauthenticated, UnsupportedMediaType
+from app.http.app_state import served_app
 from app.http.correlation import note_operation
 from app.http.headers import header_value
-from app.services import current_services
+from app.http.token_info import actor_of, runner_of
 
 __all__ = ["AdmissionMiddleware", "check_json_content_type"]
 
@@ -77,8 +77,8 @@ class AdmissionMiddleware:
             await self.app(scope, receive, send)
             return
         note_operation(operation_id)
-        services = current_services()
-        route = services.routes.get(operation_id)
+        app = served_app(scope)
+        route = app.routes.get(operation_id)
         if route is not None:
             token_info = extensions.get(_CONTEXT, {}).get("token_info")
             holder = runner_of(token_info) if route.for_runners else actor_of(token_info)
@@ -86,7 +86,7 @@ class AdmissionMiddleware:
                 # A runner's token on a principal endpoint, or the other way round.
                 raise Unauthenticated()
             if holder is not None:
-                await services.limiter.check(route.rate_class, holder.id)
+                await app.limiter.check(route.rate_class, holder.id)
             if route.has_body:
                 check_json_content_type(header_value(scope, b"content-type"))
         await self.app(scope, receive, send)

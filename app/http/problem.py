@@ -32,7 +32,6 @@ from app.http.encoding import dumps
 __all__ = [
     "PROBLEM_TYPE_BASE",
     "encode_problem",
-    "max_listed_errors",
     "problem_body",
     "problem_headers",
     "problem_response",
@@ -43,22 +42,12 @@ PROBLEM_TYPE_BASE = "https://errors.example.com/problems/"
 _DEFAULT_LISTED = 20
 
 
-def max_listed_errors() -> int:
-    """``http.max_validation_errors`` of the app serving this request (its default outside)."""
-    # Imported here: app.services imports the HTTP plumbing, this module among it.
-    from app.services import services_var
-
-    services = services_var.get(None)
-    if services is None:
-        return _DEFAULT_LISTED
-    return services.settings.integer("http.max_validation_errors")
-
-
-def problem_body(error: ApiError) -> dict[str, object]:
+def problem_body(error: ApiError, max_errors: int = _DEFAULT_LISTED) -> dict[str, object]:
     """The Problem JSON object for ``error``.
 
-    A 422 lists at most ``http.max_validation_errors`` violations, wherever it was
-    raised; ``errors_omitted`` counts the ones found but not listed.
+    A 422 lists at most ``max_errors`` violations (``http.max_validation_errors`` of the
+    serving app, passed by its error handler); ``errors_omitted`` counts the ones found
+    but not listed.
     """
     body: dict[str, object] = {
         "type": PROBLEM_TYPE_BASE + error.code,
@@ -71,10 +60,9 @@ def problem_body(error: ApiError) -> dict[str, object]:
     if isinstance(error, Forbidden):
         body["reason"] = error.reason
     if isinstance(error, ValidationFailed):
-        limit = max_listed_errors()
         if error.errors:
-            body["errors"] = error.errors[:limit]
-        omitted = error.omitted + max(0, len(error.errors) - limit)
+            body["errors"] = error.errors[:max_errors]
+        omitted = error.omitted + max(0, len(error.errors) - max_errors)
         if omitted:
             body["errors_omitted"] = omitted
     return body

@@ -64,15 +64,14 @@ from jsonschema import FormatChecker, ValidationError
 from jsonschema.validators import extend
 from starlette.datastructures import QueryParams
 
-from app.config import SCHEMA
 from app.domain.comms import is_uuid
 from app.domain.echo import join_path, name_list
 from app.domain.text import is_unstorable
 from app.errors import FieldError, InvalidRequest, ValidationFailed
+from app.http.app_state import integer_setting
 from app.http.bounded_schema import bounded_validator
 from app.http.canonical_ids import lower_ids_of
 from app.http.safe_json import parse_json_body
-from app.services import services_var
 
 __all__ = ["IN_BAND_TEXT", "bounded_errors", "validator_map"]
 
@@ -123,6 +122,8 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
     _lowered = False
     # Whether the raw body may hold a NUL or a surrogate (True until _parse has looked).
     _escapes = True
+    # The request's scope, whose app sets the limits (None: the defaults; set by _parse).
+    _request_scope: Any = None
 
     @property
     def MUTABLE_VALIDATION(self) -> bool:
@@ -138,6 +139,7 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         return _RequestValidator(self._schema, format_checker=FORMAT_CHECKER)
 
     async def _parse(self, stream: Any, scope: Any) -> Any:
+        self._request_scope = scope
         raw = b"".join([message async for message in stream])
         if not raw:
             return None
@@ -147,15 +149,15 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         self._escapes = _UNSTORABLE_ESCAPE.search(raw) is not None
         return parse_json_body(
             raw,
-            max_depth=_limit("http.max_json_depth"),
-            max_integer_digits=_limit("http.max_json_integer_digits"),
-            max_containers=_limit("http.max_json_containers"),
+            max_depth=integer_setting(scope, "http.max_json_depth"),
+            max_integer_digits=integer_setting(scope, "http.max_json_integer_digits"),
+            max_containers=integer_setting(scope, "http.max_json_containers"),
         )
 
     def _validate(self, body: Any) -> dict[str, Any] | None:
         if not self._nullable and body is None:
             raise InvalidRequest("The request body must not be empty.")
-        limit = _limit("http.max_validation_errors")
+        limit = integer_setting(self._request_scope, "http.max_validation_errors")
         errors, omitted = bounded_errors(
             iter(self._validator.iter_errors(body)),
             limit,
@@ -179,16 +181,8 @@ class ProblemJSONBodyValidator(JSONRequestBodyValidator):  # type: ignore[misc]
         return None
 
 
-_DEFAULTS = {key.name: key.default for key in SCHEMA}
 # \u0000 or a surrogate escape (\uD800 to \uDFFF), in any case.
 _UNSTORABLE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
-
-
-def _limit(name: str) -> int:
-    """A limit of the app serving this request (the default outside one, e.g. in tests)."""
-    services = services_var.get(None)
-    value: int = services.settings.integer(name) if services is not None else _DEFAULTS[name]
-    return value
 
 
 _Trail = tuple[Any, ...] | None
@@ -265,7 +259,7 @@ class ProblemParameterValidator(ParameterValidator):  # type: ignore[misc]
             if extra:
                 errors, omitted = bounded_errors(
                     iter(sorted(extra)),
-                    _limit("http.max_validation_errors"),
+                    integer_setting(request.scope, "http.max_validation_errors"),
                     lambda name: {
                         "path": join_path("query", [name]),
                         "message": "unknown parameter",

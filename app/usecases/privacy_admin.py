@@ -1,6 +1,6 @@
 """Admin facts API for the privacy policies (instance owners, ``admin.*`` in Rego).
 
-Run through :class:`app.usecases.admin.RunAdmin` like every admin write: authorize the
+Run by :class:`app.usecases.admin.AdminWrites` like every admin write: authorize the
 action on the instance, write, commit. A policy names levels of the scale; an absent
 level means "inherits the global default" for a provider and "sets nothing" for a
 task. Neither endpoint can write a run's steps, answer or ceilings: those are written
@@ -13,7 +13,7 @@ from typing import Any
 
 from app.domain.privacy import is_provider_id, is_task_key
 from app.errors import ValidationFailed
-from repositories.unit_of_work import UnitOfWork
+from repositories.privacy_policies import PrivacyPolicyRepository
 
 __all__ = ["set_provider_policy", "set_task_policy"]
 
@@ -32,7 +32,9 @@ def _invalid(path: str, message: str) -> ValidationFailed:
     )
 
 
-def set_provider_policy(uow: UnitOfWork, provider_id: str, body: dict[str, Any]) -> dict[str, Any]:
+def set_provider_policy(
+    policies: PrivacyPolicyRepository, provider_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
     """Insert or replace a provider's policy; the provider becomes known.
 
     Raises:
@@ -40,7 +42,7 @@ def set_provider_policy(uow: UnitOfWork, provider_id: str, body: dict[str, Any])
     """
     if not is_provider_id(provider_id):
         raise _invalid("path/provider_id", "not a provider id")
-    row = uow.privacy_policies.set_provider(
+    row = policies.set_provider(
         provider_id,
         audit=body.get("audit_content_ceiling"),
         answer=body.get("background_answer_ceiling"),
@@ -48,7 +50,9 @@ def set_provider_policy(uow: UnitOfWork, provider_id: str, body: dict[str, Any])
     return _view("provider_id", row)
 
 
-def set_task_policy(uow: UnitOfWork, task_key: str, body: dict[str, Any]) -> dict[str, Any]:
+def set_task_policy(
+    policies: PrivacyPolicyRepository, task_key: str, body: dict[str, Any]
+) -> dict[str, Any]:
     """Insert or replace a task's explicit ceilings.
 
     Raises:
@@ -56,7 +60,7 @@ def set_task_policy(uow: UnitOfWork, task_key: str, body: dict[str, Any]) -> dic
     """
     if not is_task_key(task_key):
         raise _invalid("path/task_key", "not a task key")
-    row = uow.privacy_policies.set_task(
+    row = policies.set_task(
         task_key,
         audit=body.get("audit_content_ceiling"),
         answer=body.get("background_answer_ceiling"),

@@ -1,4 +1,4 @@
-"""The migrations and ``repositories/models.py`` describe the same schema.
+"""The migrations and ``repositories/models/`` describe the same schema.
 
 Alembic's autogenerate comparison (the same one ``alembic revision --autogenerate``
 runs, with type and server-default comparison on) finds no difference between the

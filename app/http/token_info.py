@@ -1,0 +1,40 @@
+"""What an authenticated request carries in Connexion's ``token_info``.
+
+:func:`app.auth.bearer_info` builds it with :func:`token_info` (the principal or the
+runner that holds the token); the admission middleware and the handlers read it with
+:func:`actor_of` and :func:`runner_of`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.domain.identity import Actor, RunnerIdentity, TokenHolder
+
+__all__ = ["actor_of", "runner_of", "token_info"]
+
+_ACTOR = "actor"
+_RUNNER = "runner"
+
+
+def token_info(holder: TokenHolder) -> dict[str, Any]:
+    """Connexion's ``token_info`` for the holder of a valid token."""
+    return {"sub": holder.id, _ACTOR if isinstance(holder, Actor) else _RUNNER: holder}
+
+
+def actor_of(token_info: Any) -> Actor | None:
+    """The actor inside Connexion's ``token_info``, or ``None`` for a public operation."""
+    if isinstance(token_info, dict):
+        actor = token_info.get(_ACTOR)
+        if isinstance(actor, Actor):
+            return actor
+    return None
+
+
+def runner_of(token_info: Any) -> RunnerIdentity | None:
+    """The runner inside Connexion's ``token_info``, or ``None``."""
+    if isinstance(token_info, dict):
+        runner = token_info.get(_RUNNER)
+        if isinstance(runner, RunnerIdentity):
+            return runner
+    return None
