@@ -19,7 +19,7 @@ Three layers, all deterministic:
    maximum of levels, several holders), drawn with :class:`random.Random`.
 
 **Derived, not listed.** The values of every enum come from the service's schema
-(``repositories/models.py``, ``app/domain/privacy.py``) *and from the policies
+(``repositories/models/``, ``app/domain/privacy.py``) *and from the policies
 themselves*: every string a rule compares with an input field, read from OPA's AST
 (:func:`policydiff.rego_vocabulary.vocabulary`), so a new state, origin, kind, level or action
 in Rego is generated without editing this module. The session-context registry

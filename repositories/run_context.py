@@ -147,7 +147,7 @@ _LOAD = PreparedStatement(
 
 # Selectable in a window: not a tombstone and not by the excluded author. One fragment
 # for the windows and for what bounds them, so the limit and has_older count exactly
-# the same messages (seed 000 rulings 7 and 8: tombstones and the excluded author count
+# the same messages (decisions.md R7 and R8: tombstones and the excluded author count
 # towards no limit).
 _SELECTABLE = (
     "{m}.deleted_at IS NULL AND (CAST(:{w}_exclude AS uuid) IS NULL "

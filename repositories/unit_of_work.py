@@ -11,7 +11,7 @@ built on the unit's connection and never commit themselves.
 A read-only unit (``read_only=True``) runs its statements in autocommit mode: no
 ``BEGIN``/``ROLLBACK`` round trips and no locks. Under READ COMMITTED a transaction
 would give each statement its own snapshot anyway, so reads lose nothing by it; this is
-how a run-context read "opens no unit of work and takes no lock" (seed 000 ruling 13).
+how a run-context read "opens no unit of work and takes no lock" (decisions.md R13).
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class GuardedUnitOfWork:
     """The privacy guard's unit: it must open its transaction itself, or it refuses.
 
     Releasing a savepoint inside somebody else's transaction does not make a tightened
-    ceiling durable before the provider receives the request (seed 004), so the guard
+    ceiling durable before the provider receives the request (decisions.md S4-3), so the guard
     never runs inside an outer transaction. ``__enter__`` takes a connection (or uses
     the one given) without beginning; :meth:`begin` raises :class:`OuterTransaction`
     when the connection is already in a transaction, whether SQLAlchemy began it or

@@ -326,7 +326,7 @@ class Followup(_Strict):
     state: Annotated[str, _one_of(FOLLOWUP_STATES)] | None = None
 
 
-# Privacy policies (seed 004). A world holds policies and a run's task, never a run's
+# Privacy policies (decisions.md S4). A world holds policies and a run's task, never a run's
 # steps, answer or ceilings: those are written only by the retention guard.
 class ProviderPolicy(_Strict):
     """The privacy ceilings of an LLM provider."""

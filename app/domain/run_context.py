@@ -185,7 +185,7 @@ class TriggerOutOfReach(Exception):
 
 
 def plan_windows(run: RunSurroundings, limits: BackfillLimits) -> WindowPlan:
-    """Plan the windows of a run context (seed 000 notes 5 and 6).
+    """Plan the windows of a run context (decisions.md S0-5 and S0-6).
 
     * The session plan comes from :func:`plan_context`.
     * The triggering message must lie in the run's thread, or be the thread's parent

@@ -1,7 +1,7 @@
 """Run privacy endpoints: provider attempts, run content writes, privacy read, envelope.
 
 Every response carries ``Cache-Control: no-store``: these answers are never replayed
-from a cache, by this service or by an intermediary (seed 004, no replay). The use
+from a cache, by this service or by an intermediary (decisions.md S4-5). The use
 cases answer with domain values; the bodies (the ``RunCeilings`` schema) are written
 here.
 """

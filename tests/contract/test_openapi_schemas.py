@@ -21,7 +21,7 @@ from tests.contract.openapi_document import iter_operations
 OPEN_BAGS = frozenset(
     {
         "ExplainResponse/properties/input",
-        # The per-turn session context bag and its providers (seed 003): open so that
+        # The per-turn session context bag and its providers (decisions.md S3): open so that
         # newer clients still parse.
         "AgentSessionContext",
         "SessionProviders",
@@ -128,7 +128,7 @@ def test_no_schema_is_nullable(spec: dict[str, Any]) -> None:
 
 
 def test_run_context_schema_shape(spec: dict[str, Any]) -> None:
-    """RunContext and RunContextMessage follow run_context.v1 (seed note 10, rulings 10-11)."""
+    """RunContext and RunContextMessage follow run_context.v1 (decisions.md S0-10, R10 and R11)."""
     schemas = spec["components"]["schemas"]
     run_context = schemas["RunContext"]
     assert set(run_context["required"]) == {

@@ -4,7 +4,7 @@ Revision ID: 0003_privacy
 Revises: 0001_initial
 Create Date: 2026-12-01
 
-Adds what the privacy guard (SPEC section 9, seed 004) needs beyond the columns the
+Adds what the privacy guard (SPEC section 9, decisions.md S4) needs beyond the columns the
 initial schema created:
 
 * ``runs``: whether each ceiling was set explicitly, the run's ``task_key`` and the
