@@ -40,6 +40,10 @@ SESSION_ID = "sess-bench"
 REPLAYED_KEY = "bench-replayed"
 # Operations whose answer is a denial: their cost is a target of its own.
 DENIED = ("denied read 403", "denied read 404")
+# A run records at most 1,000 provider attempts (409 beyond), and the benchmark sends
+# about 1,400: they go to the next run after ATTEMPTS_PER_RUN.
+ATTEMPT_RUNS = 10
+ATTEMPTS_PER_RUN = 900
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class Operation:
             request, so a post can use a fresh ``client_request_id`` each time.
         params: query parameters.
         check: checks the decoded answer (raises ``AssertionError``), when given.
+        path_of: makes the path of each request instead of ``path``, when given (the
+            provider attempts spread over several runs: a run records at most 1,000).
     """
 
     name: str
@@ -66,6 +72,7 @@ class Operation:
     body: Callable[[], Any] | None = None
     params: dict[str, Any] | None = None
     check: Callable[[Any], None] | None = None
+    path_of: Callable[[], str] | None = None
 
 
 _EXTRA: list[Callable[[dict[str, str]], list[Operation]]] = []
@@ -130,23 +137,26 @@ def add_to_world(world: dict[str, Any]) -> None:
     for thread in world["threads"]:
         if thread["key"] == f"t{LARGE}" and len(thread["messages"]) > 101:
             thread["messages"][100]["key"] = f"deep{LARGE}"
-    world["threads"].append(
-        {
-            "key": "t-attempts",
-            "channel": DESK,
-            "messages": [{"key": "trigger-attempts", "author": "alex", "content": "@lotse go"}],
-        }
-    )
-    world["runs"].append(
-        {
-            "key": "r-attempts",
-            "thread": "t-attempts",
-            "agent": "lotse",
-            "trigger": "trigger-attempts",
-            "triggered_by": "alex",
-            "state": "running",
-        }
-    )
+    for run in range(ATTEMPT_RUNS):
+        world["threads"].append(
+            {
+                "key": f"t-attempts-{run}",
+                "channel": DESK,
+                "messages": [
+                    {"key": f"trigger-attempts-{run}", "author": "alex", "content": "@lotse go"}
+                ],
+            }
+        )
+        world["runs"].append(
+            {
+                "key": f"r-attempts-{run}",
+                "thread": f"t-attempts-{run}",
+                "agent": "lotse",
+                "trigger": f"trigger-attempts-{run}",
+                "triggered_by": "alex",
+                "state": "running",
+            }
+        )
 
 
 def _page_of(size: int) -> Callable[[Any], None]:
@@ -204,7 +214,14 @@ def operations(ids: dict[str, str], reference_run: str) -> list[Operation]:
             {"name": "navigate_to", "plane": "client", "params": {"surface_key": "matters.list"}}
         ],
     }
-    attempt_path = f"/api/v1/runs/{ids['r-attempts']}/provider-attempts"
+    attempt_paths = [
+        f"/api/v1/runs/{ids[f'r-attempts-{run}']}/provider-attempts" for run in range(ATTEMPT_RUNS)
+    ]
+    attempts = itertools.count()
+
+    def attempt_path() -> str:
+        # Each path is asked right before its body, so the two counters stay in step.
+        return attempt_paths[(next(attempts) // ATTEMPTS_PER_RUN) % ATTEMPT_RUNS]
 
     def attempt() -> dict[str, Any]:
         return {"attempt_id": f"a{next(counter)}", "provider_id": "open-full", "kind": "chat"}
@@ -274,7 +291,15 @@ def operations(ids: dict[str, str], reference_run: str) -> list[Operation]:
             200,
             body=lambda: resolve,
         ),
-        Operation("provider attempt", "POST", attempt_path, "tok-lotse", 200, body=attempt),
+        Operation(
+            "provider attempt",
+            "POST",
+            attempt_paths[0],
+            "tok-lotse",
+            200,
+            body=attempt,
+            path_of=attempt_path,
+        ),
         Operation(DENIED[0], "GET", context, "tok-alex", 403),
         Operation(DENIED[1], "GET", context, "tok-texter", 404),
     ]
@@ -291,7 +316,7 @@ def operation_call(base_url: str, op: Operation) -> Callable[[requests.Session],
     def call(session: requests.Session) -> None:
         response = session.request(
             op.method,
-            url,
+            url if op.path_of is None else f"{base_url}{op.path_of()}",
             headers=headers,
             params=op.params,
             json=op.body() if op.body is not None else None,
