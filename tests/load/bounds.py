@@ -196,32 +196,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def replace_section(report: str, new: str) -> str:
-    """``report`` with this part's section (to the next ``## `` heading) replaced.
-
-    A report without it gets it before the overhead section (which
-    ``tests/load/overhead.py`` keeps last) or before the kept tail.
-    """
-    from tests.load.overhead import HEADING as OVERHEAD
-    from tests.load.report import KEEP_MARKER
-
-    if f"\n{HEADING}\n" in report:
-        head, rest = report.split(f"\n{HEADING}\n", 1)
-        following = rest.find("\n## ")
-        if following < 0:
-            following = rest.find(KEEP_MARKER)
-        tail = rest[following:] if following >= 0 else ""
-        return f"{head.rstrip()}\n\n{new.rstrip()}\n{tail}"
-    for anchor in (f"\n{OVERHEAD}\n", KEEP_MARKER):
-        if anchor in report:
-            head, rest = report.split(anchor, 1)
-            return f"{head.rstrip()}\n\n{new.rstrip()}\n{anchor}{rest}"
-    return report.rstrip("\n") + "\n\n" + new
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.load.bounds``: this part alone, its section replaced in the report."""
-    from tests.load.report import OUTPUT
+    from tests.load.report import OUTPUT, replace_part_section
 
     parser = argparse.ArgumentParser(
         prog="python -m tests.load.bounds", description=(__doc__ or "").splitlines()[0]
@@ -237,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report)
     if not args.no_write:
         current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
-        OUTPUT.write_text(replace_section(current, report), encoding="utf-8")
+        OUTPUT.write_text(replace_part_section(current, HEADING, report), encoding="utf-8")
         print(f"wrote the worst-request section of {OUTPUT}", file=sys.stderr)
     return 0
 

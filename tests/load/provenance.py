@@ -62,7 +62,6 @@ __all__ = [
     "add_arguments",
     "measure_provenance",
     "provenance_section",
-    "replace_section",
 ]
 
 HEADING = "## Naming the policy revision: provenance or decision metadata"
@@ -295,29 +294,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def replace_section(report: str, section: str) -> str:
-    """``report`` with this part's section replaced by ``section``: the old one runs to
-    the next section or the kept tail; without one, it goes before the overhead section
-    (or the kept tail, or the end)."""
-    from tests.load.overhead import HEADING as OVERHEAD
-    from tests.load.report import KEEP_MARKER
-
-    if f"\n{HEADING}\n" in report:
-        head, rest = report.split(f"\n{HEADING}\n", 1)
-        ends = [
-            index for index in (rest.find("\n## "), rest.find(f"\n{KEEP_MARKER}")) if index >= 0
-        ]
-        return head.rstrip("\n") + "\n\n" + section + (rest[min(ends) :] if ends else "")
-    for anchor in (f"\n{OVERHEAD}\n", f"\n{KEEP_MARKER}"):
-        if anchor in report:
-            head, rest = report.split(anchor, 1)
-            return head.rstrip("\n") + "\n\n" + section + anchor + rest
-    return report.rstrip("\n") + "\n\n" + section
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.load.provenance``: this part alone; replaces its section."""
-    from tests.load.report import OUTPUT
+    from tests.load.report import OUTPUT, replace_part_section
 
     parser = argparse.ArgumentParser(
         prog="python -m tests.load.provenance", description=(__doc__ or "").splitlines()[0]
@@ -333,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     print(section)
     if not args.no_write:
         current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
-        OUTPUT.write_text(replace_section(current, section), encoding="utf-8")
+        OUTPUT.write_text(replace_part_section(current, HEADING, section), encoding="utf-8")
         print(f"wrote the revision section of {OUTPUT}", file=sys.stderr)
     return 0
 

@@ -275,24 +275,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def replace_section(report: str, new: str) -> str:
-    """``report`` with this part's section replaced by ``new`` (or put before overhead)."""
-    from tests.load.overhead import HEADING as OVERHEAD
-
-    if f"\n{HEADING}\n" in report:
-        head, rest = report.split(f"\n{HEADING}\n", 1)
-        ends = [index for index in (rest.find("\n## "), rest.find("\n<!--")) if index >= 0]
-        rest = rest[min(ends) + 1 :] if ends else ""
-        return f"{head.rstrip()}\n\n{new}\n{rest}"
-    if f"\n{OVERHEAD}\n" in report:
-        head, rest = report.split(f"\n{OVERHEAD}\n", 1)
-        return f"{head.rstrip()}\n\n{new}\n{OVERHEAD}\n{rest}"
-    return f"{report.rstrip()}\n\n{new}"
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.load.ratelimit``: this part alone with the benchmark's world."""
-    from tests.load.report import OUTPUT
+    from tests.load.report import OUTPUT, replace_part_section
     from tests.load.world import AGENT_TOKEN, REFERENCE, prepare_database
     from tests.support.services import PostgresCluster
 
@@ -316,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if not args.no_write:
         current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
-        OUTPUT.write_text(replace_section(current, text), encoding="utf-8")
+        OUTPUT.write_text(replace_part_section(current, HEADING, text), encoding="utf-8")
         print(f"wrote the rate-limit section of {OUTPUT}", file=sys.stderr)
     return 0
 

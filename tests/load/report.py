@@ -156,6 +156,26 @@ def kept_tail(output: Path) -> str:
     return "" if index < 0 else "\n" + text[index:]
 
 
+def replace_part_section(report: str, heading: str, section: str) -> str:
+    """``report`` with a part's section (from ``heading`` to the next ``## `` heading or
+    the kept tail) replaced by ``section``, for a part run on its own
+    (``python -m tests.load.<part>``). A report without that section gets it before the
+    overhead section (which ``tests/load/overhead.py`` keeps last), else before the kept
+    tail, else at the end."""
+    from tests.load.overhead import HEADING as OVERHEAD
+
+    if f"\n{heading}\n" in report:
+        head, rest = report.split(f"\n{heading}\n", 1)
+        ends = [index for index in (rest.find("\n## "), rest.find(KEEP_MARKER)) if index >= 0]
+        tail = rest[min(ends) :] if ends else ""
+        return f"{head.rstrip()}\n\n{section.rstrip()}\n{tail}"
+    for anchor in (f"\n{OVERHEAD}\n", KEEP_MARKER):
+        if anchor in report:
+            head, rest = report.split(anchor, 1)
+            return f"{head.rstrip()}\n\n{section.rstrip()}\n{anchor}{rest}"
+    return report.rstrip("\n") + "\n\n" + section
+
+
 def render(
     started: dt.datetime,
     facts: dict[str, str],
