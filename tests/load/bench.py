@@ -47,7 +47,6 @@ import datetime as dt
 import signal
 import sys
 import time
-from pathlib import Path
 from types import FrameType
 
 from app.logs import configure_logging
@@ -57,7 +56,7 @@ from tests.load.machine import load_average, machine
 from tests.load.measure import DECISION_PATH, BenchError
 from tests.load.report import kept_tail, render
 from tests.load.world import AGENT_TOKEN, REFERENCE, prepare_database, statistics_after_load
-from tests.support.services import OpaServer, PostgresCluster
+from tests.support.served import local_sources
 
 
 def _terminate(_signum: int, _frame: FrameType | None) -> None:
@@ -77,13 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging("WARNING")
     with contextlib.ExitStack() as stack:
         print("starting PostgreSQL and OPA ...", file=sys.stderr)
-        cluster = PostgresCluster()
-        stack.callback(cluster.stop)
-        cluster.start()
-        opa = OpaServer()
-        stack.callback(lambda: Path(opa.log_path).unlink(missing_ok=True))
-        stack.callback(opa.stop)
-        opa.start()
+        cluster, opa = stack.enter_context(local_sources())
         print("loading the world through the product's loader ...", file=sys.stderr)
         database_url, ids = prepare_database(cluster, statistics=not args.without_statistics)
         facts["statistics after the load"] = statistics_after_load(database_url)

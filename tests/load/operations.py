@@ -220,7 +220,7 @@ def operations(ids: dict[str, str], reference_run: str) -> list[Operation]:
     attempts = itertools.count()
 
     def attempt_path() -> str:
-        # Each path is asked right before its body, so the two counters stay in step.
+        # At most ATTEMPTS_PER_RUN requests per run; the attempt ids are unique anyway.
         return attempt_paths[(next(attempts) // ATTEMPTS_PER_RUN) % ATTEMPT_RUNS]
 
     def attempt() -> dict[str, Any]:

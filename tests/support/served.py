@@ -20,7 +20,7 @@ from repositories.migrate import upgrade
 from tests.support.services import AppProcess, OpaServer, PostgresCluster, run_sql
 from tests.support.world import demo_world, load
 
-__all__ = ["local_sources", "serve_demo_world"]
+__all__ = ["local_sources", "rate_limits_off", "serve_demo_world"]
 
 
 @contextlib.contextmanager
@@ -35,6 +35,13 @@ def local_sources() -> Iterator[tuple[PostgresCluster, OpaServer]]:
         stack.callback(opa.stop)
         opa.start()
         yield cluster, opa
+
+
+def rate_limits_off() -> dict[str, str]:
+    """The environment that turns every per-minute rate limit off (a served app under
+    measurement sends far more than a person would); the other rate-limit keys keep
+    their defaults."""
+    return {key.env_name: "0" for key in SCHEMA if key.name.endswith(".per_minute")}
 
 
 @contextlib.contextmanager
@@ -55,7 +62,7 @@ def serve_demo_world(
             "SERVER_WORKERS": "1",
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
-            **{key.env_name: "0" for key in SCHEMA if key.name.endswith(".per_minute")},
+            **rate_limits_off(),
         }
     )
     with (

@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from app.config import SCHEMA
 from tests.conftest import Postgres, fresh_database
 from tests.support.hostile import HostileRequest, hostile_requests
+from tests.support.served import rate_limits_off
 from tests.support.services import AppProcess, OpaServer
 from tests.support.world import demo_world, load
 
@@ -89,7 +89,7 @@ def served(
             "OPA_URL": opa_server.url,
             "SERVER_WORKERS": "1",
             "LOG_LEVEL": "WARNING",
-            **{key.env_name: "0" for key in SCHEMA if key.name.endswith(".per_minute")},
+            **rate_limits_off(),
         }
         log = tmp_path_factory.mktemp("bounded") / "serve.log"
         with AppProcess.start(("app", "serve"), env, log, name="serve") as app:
