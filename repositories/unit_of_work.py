@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
-from types import TracebackType
 from typing import Self, TypeVar
 
 import psycopg2.extensions
@@ -63,12 +62,8 @@ class _Unit:
         self._open()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
+        # Whatever ended the block, closing is the same: what was not committed is lost.
         self._close()
 
     def _open(self) -> None:

@@ -108,6 +108,21 @@ def require_binding(
     return binding
 
 
+def _held_session(
+    uow: UnitOfWork,
+    authorizer: Authorizer,
+    runner: RunnerIdentity,
+    action: str,
+    session_id: str,
+    *,
+    lock: bool = False,
+    run: BoundRun | None = None,
+) -> Binding:
+    """:func:`require_binding` on the runner's binding of ``session_id`` (locked if asked)."""
+    binding = uow.runners.by_session(runner.id, session_id, lock=lock)
+    return require_binding(uow, authorizer, runner, action, binding, run)
+
+
 def session_view(binding: Binding) -> dict[str, Any]:
     """``RunnerSession``: what the runner may know of its binding (no account identity).
 
@@ -199,13 +214,7 @@ class ReloadSession(Reads):
             NotFound: unknown, stopped, stale or another runner's session.
         """
         with self.reader() as uow:
-            binding = require_binding(
-                uow,
-                self.authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id),
-            )
+            binding = _held_session(uow, self.authorizer, runner, action, session_id)
         return session_view(binding)
 
 
@@ -219,13 +228,7 @@ class StopSession(Writes):
             NotFound: unknown, already stopped, stale or another runner's session.
         """
         with self.writer() as uow:
-            binding = require_binding(
-                uow,
-                self.authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id, lock=True),
-            )
+            binding = _held_session(uow, self.authorizer, runner, action, session_id, lock=True)
             uow.runners.delete(binding.id)
             uow.commit()
 
@@ -246,13 +249,8 @@ class BindRun(Writes):
         """
         with self.writer() as uow:
             run = uow.runners.run(run_id)
-            binding = require_binding(
-                uow,
-                self.authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id, lock=True),
-                run,
+            binding = _held_session(
+                uow, self.authorizer, runner, action, session_id, lock=True, run=run
             )
             if run is None:  # the policy allows only an existing run
                 raise InternalError()
@@ -271,13 +269,7 @@ class UnbindRun(Writes):
             NotFound: unknown, stopped, stale or another runner's session.
         """
         with self.writer() as uow:
-            binding = require_binding(
-                uow,
-                self.authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id, lock=True),
-            )
+            binding = _held_session(uow, self.authorizer, runner, action, session_id, lock=True)
             if binding.run is not None:
                 uow.runners.set_run(binding.id, None)
                 uow.commit()
