@@ -5,8 +5,9 @@ are typed against :class:`UnitOfWork` (through :data:`UnitFactory`), the privacy
 against :class:`GuardedUnitOfWork`; unit-test fakes subclass :class:`UnitOfWork`.
 
 ``__exit__`` always rolls back; only an explicit :meth:`UnitOfWork.commit` keeps work,
-so an exception anywhere in a use case loses nothing half-written. Repositories are
-built on the unit's connection and never commit themselves.
+so an exception anywhere in a use case loses nothing half-written. Each repository is
+named once in its unit (:func:`_bound`), built on the unit's connection when a use
+case first reaches it, and never commits itself.
 
 A read-only unit (``read_only=True``) runs its statements in autocommit mode: no
 ``BEGIN``/``ROLLBACK`` round trips and no locks. Under READ COMMITTED a transaction
@@ -17,8 +18,8 @@ how a run-context read "opens no unit of work and takes no lock" (decisions.md R
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import TracebackType
-from typing import Self
+from functools import cached_property
+from typing import Self, TypeVar
 
 import psycopg2.extensions
 from sqlalchemy import Connection, Engine
@@ -35,7 +36,53 @@ from repositories.runners import RunnerRepository
 __all__ = ["GuardedUnitOfWork", "OuterTransaction", "UnitFactory", "UnitOfWork"]
 
 
-class UnitOfWork:
+R = TypeVar("R")
+
+
+def _bound(repository: Callable[[Connection], R]) -> cached_property[R]:
+    """A repository on the unit's connection, built the first time a use case reaches it.
+
+    One line per repository in a unit, and a repository the use case never touches
+    costs nothing. A unit is entered once (the factories make a new one per use), so
+    the cached repository never outlives its connection.
+    """
+    return cached_property(lambda unit: repository(unit.conn))
+
+
+class _Unit:
+    """The context-manager half every unit shares (and the unit-test fakes reuse).
+
+    Entering opens the unit, leaving closes it whatever happened: subclasses say what
+    opening and closing mean in :meth:`_open` and :meth:`_close`.
+    """
+
+    conn: Connection
+
+    def __enter__(self) -> Self:
+        self._open()
+        return self
+
+    def __exit__(self, *_exc_info: object) -> None:
+        # Whatever ended the block, closing is the same: what was not committed is lost.
+        self._close()
+
+    def _open(self) -> None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+    def _end(self, *, rollback: bool, release: bool) -> None:
+        """Roll back when asked, then give the connection back even if that failed."""
+        try:
+            if rollback:
+                self.conn.rollback()
+        finally:
+            if release:
+                self.conn.close()
+
+
+class UnitOfWork(_Unit):
     """A transaction on one pooled connection, with the repositories bound to it.
 
     Example::
@@ -45,34 +92,24 @@ class UnitOfWork:
             uow.commit()
     """
 
-    conn: Connection
-    principals: PrincipalRepository
-    facts: FactsRepository
-    messages: MessageRepository
-    run_context: RunContextRepository
-    admin: AdminRepository
-    runners: RunnerRepository
-    run_privacy: RunPrivacyRepository
-    privacy_policies: PrivacyPolicyRepository
+    principals = _bound(PrincipalRepository)
+    facts = _bound(FactsRepository)
+    messages = _bound(MessageRepository)
+    run_context = _bound(RunContextRepository)
+    admin = _bound(AdminRepository)
+    runners = _bound(RunnerRepository)
+    run_privacy = _bound(RunPrivacyRepository)
+    privacy_policies = _bound(PrivacyPolicyRepository)
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         """``read_only`` units need an engine created with ``isolation_level="AUTOCOMMIT"``."""
         self._engine = engine
         self.read_only = read_only
 
-    def __enter__(self) -> Self:
+    def _open(self) -> None:
         self.conn = self._engine.connect()
         if not self.read_only:
             self.conn.begin()
-        self.principals = PrincipalRepository(self.conn)
-        self.facts = FactsRepository(self.conn)
-        self.messages = MessageRepository(self.conn)
-        self.run_context = RunContextRepository(self.conn)
-        self.admin = AdminRepository(self.conn)
-        self.runners = RunnerRepository(self.conn)
-        self.run_privacy = RunPrivacyRepository(self.conn)
-        self.privacy_policies = PrivacyPolicyRepository(self.conn)
-        return self
 
     def commit(self) -> None:
         """Commit the transaction and start a new one on the same connection.
@@ -85,17 +122,8 @@ class UnitOfWork:
         self.conn.commit()
         self.conn.begin()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        try:
-            if not self.read_only:
-                self.conn.rollback()
-        finally:
-            self.conn.close()
+    def _close(self) -> None:
+        self._end(rollback=not self.read_only, release=True)
 
 
 # Opens a unit of work: a writer (one transaction) or a reader (autocommit, no locks),
@@ -115,7 +143,7 @@ class OuterTransaction(RuntimeError):
     """The guarded unit's connection is already in a transaction it did not open."""
 
 
-class GuardedUnitOfWork:
+class GuardedUnitOfWork(_Unit):
     """The privacy guard's unit: it must open its transaction itself, or it refuses.
 
     Releasing a savepoint inside somebody else's transaction does not make a tightened
@@ -136,8 +164,7 @@ class GuardedUnitOfWork:
             unit.commit()
     """
 
-    conn: Connection
-    run_privacy: RunPrivacyRepository
+    run_privacy = _bound(RunPrivacyRepository)
 
     def __init__(self, engine: Engine | None = None, *, connection: Connection | None = None):
         """Use a pooled connection of ``engine``, or ``connection`` (tests, integrations)."""
@@ -147,10 +174,8 @@ class GuardedUnitOfWork:
         self._given = connection
         self._began = False
 
-    def __enter__(self) -> Self:
+    def _open(self) -> None:
         self.conn = self._given if self._given is not None else self._engine_connect()
-        self.run_privacy = RunPrivacyRepository(self.conn)
-        return self
 
     def _engine_connect(self) -> Connection:
         assert self._engine is not None
@@ -172,16 +197,6 @@ class GuardedUnitOfWork:
         self.conn.commit()
         self._began = False
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        try:
-            if self._began and self.conn.in_transaction():
-                self.conn.rollback()
-        finally:
-            self._began = False
-            if self._given is None:
-                self.conn.close()
+    def _close(self) -> None:
+        began, self._began = self._began, False
+        self._end(rollback=began and self.conn.in_transaction(), release=self._given is None)

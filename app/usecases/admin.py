@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.domain.identity import Actor
@@ -17,9 +18,9 @@ from app.domain.privacy import is_task_key
 from app.errors import Conflict, NotFound, ValidationFailed
 from app.policy import resources
 from app.usecases import privacy_admin
-from app.usecases.authorization import Authorizer
+from app.usecases.base import Writes
 from repositories.admin import AdminRepository
-from repositories.unit_of_work import UnitFactory, UnitOfWork
+from repositories.unit_of_work import UnitOfWork
 
 __all__ = ["AdminWrites", "Body"]
 
@@ -28,32 +29,28 @@ T = TypeVar("T")
 Body = dict[str, Any]
 
 
-class AdminWrites:
+@dataclass(frozen=True, kw_only=True, eq=False)
+class AdminWrites(Writes):
     """The admin facts API's writes: authorize ``admin.*`` on the instance, write, commit.
 
     Every method takes the actor and the operation's action (``x-action``) first, and
     raises ``Forbidden`` (reason from the policy) unless the actor is an active
     instance owner.
 
-    Args:
-        writer: opens a unit of work (one transaction, rolled back unless committed).
-        authorizer: decides the action and audits denials.
+    Attributes:
         backfill_max: ``channel.history_backfill_limit_max``; a channel limit above it
             could never take effect, so it is refused rather than stored.
     """
 
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer, backfill_max: int) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
-        self._backfill_max = backfill_max
+    backfill_max: int
 
     @contextmanager
     def _authorized(self, actor: Actor, action: str) -> Iterator[UnitOfWork]:
         """A unit of work in which ``action`` on the instance is allowed; committed when
         the block ends without an exception, rolled back otherwise."""
-        with self._writer() as uow:
+        with self.writer() as uow:
             facts = uow.facts.bundle([actor.id], [])
-            self._authorizer.require(actor, action, resources.instance(), facts)
+            self.authorizer.require(actor, action, resources.instance(), facts)
             yield uow
             uow.commit()
 
@@ -131,7 +128,7 @@ class AdminWrites:
         """
         with self._authorized(actor, action) as uow:
             repo = uow.admin
-            if body.get("history_backfill_limit", 0) > self._backfill_max:
+            if body.get("history_backfill_limit", 0) > self.backfill_max:
                 raise ValidationFailed(
                     "history_backfill_limit is above the configured maximum.",
                     [

@@ -79,7 +79,7 @@ class Authorizer:
         self._audit = audit
         self._observer = observer
 
-    def decide(
+    def require(
         self,
         actor: Subject,
         action: str,
@@ -88,15 +88,17 @@ class Authorizer:
         *,
         acting_for: ActingForInput | None = None,
     ) -> Decision:
-        """The decision for ``action`` on ``resource``; a denial is audited first.
+        """Decide ``action`` on ``resource`` for ``actor``; raise unless allowed.
 
-        The use cases call :meth:`require`, which raises on a denial; this returns the
-        decision itself. ``acting_for`` (the bound run of a relayed call's session,
-        passed on by :meth:`require`) goes into the policy input, and a denial's audit
-        row records the mode the decision names.
+        Every denial is audited (aggregated) before it is raised; an allow writes
+        nothing. ``acting_for`` (the bound run of a relayed call's session) goes into
+        the policy input, and a denial's audit row records the mode the decision names.
 
         Raises:
-            OpaUnavailable: OPA cannot answer, or answers undefined or malformed.
+            NotFound: the policy says the resource is invisible to the actor.
+            Forbidden: visible but not allowed; carries the policy's reason.
+            OpaUnavailable: OPA cannot answer, or answers undefined or malformed
+                (fail closed).
         """
         request: DecisionInput = {
             "action": action,
@@ -111,29 +113,6 @@ class Authorizer:
             self._observer.decided(action, decision)
         if not decision.allow:
             self._record(actor, action, resource, decision)
-        return decision
-
-    def require(
-        self,
-        actor: Subject,
-        action: str,
-        resource: Resource,
-        facts: FactBundle,
-        *,
-        acting_for: ActingForInput | None = None,
-    ) -> Decision:
-        """Decide ``action`` on ``resource`` for ``actor``; raise unless allowed.
-
-        Every denial is audited (aggregated); an allow writes nothing. ``acting_for``
-        as for :meth:`decide`.
-
-        Raises:
-            NotFound: the policy says the resource is invisible to the actor.
-            Forbidden: visible but not allowed; carries the policy's reason.
-            OpaUnavailable: OPA cannot answer (fail closed).
-        """
-        decision = self.decide(actor, action, resource, facts, acting_for=acting_for)
-        if not decision.allow:
             raise decision_error(decision)
         return decision
 

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from app.domain.decisions import Decision
@@ -17,29 +18,23 @@ from app.domain.facts import FactBundle
 from app.errors import NotFound, ValidationFailed
 from app.policy import PolicyGateway, resources
 from app.policy.inputs import ActingForInput, DecisionInput, Resource
-from app.usecases.authorization import Authorizer
+from app.usecases.base import Reads
 from app.usecases.runners import acting_for_input
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitFactory, UnitOfWork
+from repositories.unit_of_work import UnitOfWork
 
 __all__ = ["ExplainDecision", "QueryTriggerHolders"]
 
 
-class QueryTriggerHolders:
+@dataclass(frozen=True, kw_only=True, eq=False)
+class QueryTriggerHolders(Reads):
     """Answer ``queryTriggerHolders`` (``authz.trigger_holders.query``).
 
-    Args:
-        reader: opens a read-only unit.
-        authorizer: decides the query and audits denials.
+    Attributes:
         policy: answers the trigger holders.
     """
 
-    def __init__(
-        self, *, reader: UnitFactory, authorizer: Authorizer, policy: PolicyGateway
-    ) -> None:
-        self._reader = reader
-        self._authorizer = authorizer
-        self._policy = policy
+    policy: PolicyGateway
 
     def __call__(
         self, actor: Actor, action: str, channel_id: str, principal_ids: list[str]
@@ -52,37 +47,33 @@ class QueryTriggerHolders:
             NotFound: the channel does not exist (for an allowed caller).
             OpaUnavailable: OPA cannot answer.
         """
-        with self._reader() as uow:
+        with self.reader() as uow:
             # Decide on the caller's facts first, so that a caller without the right
             # cannot make the service gather facts for a long list of principals.
-            self._authorizer.require(
+            self.authorizer.require(
                 actor,
                 action,
                 resources.channel(channel_id),
                 uow.facts.bundle([actor.id], [channel_id]),
             )
             facts = uow.facts.bundle(principal_ids, [channel_id])
-        holders = self._policy.trigger_holders(
+        holders = self.policy.trigger_holders(
             {"channel_id": channel_id, "candidates": sorted(set(principal_ids)), "facts": facts}
         )
         return {"channel_id": channel_id, "holders": list(holders)}
 
 
-class ExplainDecision:
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ExplainDecision(Reads):
     """Answer ``explainDecision`` (``authz.explain``, instance owners).
 
-    Args:
-        reader: opens a read-only unit.
-        authorizer: decides the explain request itself and audits its denials.
+    The authorizer decides the explain request itself (and audits its denials).
+
+    Attributes:
         policy: takes the explained (hypothetical, unaudited) decision.
     """
 
-    def __init__(
-        self, *, reader: UnitFactory, authorizer: Authorizer, policy: PolicyGateway
-    ) -> None:
-        self._reader = reader
-        self._authorizer = authorizer
-        self._policy = policy
+    policy: PolicyGateway
 
     def __call__(self, actor: Actor, action: str, body: dict[str, Any]) -> dict[str, Any]:
         """OPA's decision for ``body``'s actor, action and resource, with its input and
@@ -105,10 +96,10 @@ class ExplainDecision:
                 [{"path": "body/resource/id", "message": "required"}],
             )
         subject_id = body["actor_id"]
-        with self._reader() as uow:
+        with self.reader() as uow:
             # Authorize first: a non-owner must not learn which principal ids exist, nor
             # make the service load anything.
-            self._authorizer.require(
+            self.authorizer.require(
                 actor, action, resources.instance(), uow.facts.bundle([actor.id], [])
             )
             acting_for = _acting_for(uow, body.get("acting_for"))
@@ -128,7 +119,7 @@ class ExplainDecision:
         }
         if acting_for is not None:
             explained["acting_for"] = acting_for
-        decision = self._policy.decide(explained)
+        decision = self.policy.decide(explained)
         answer: dict[str, Any] = {"decision": _decision_view(decision), "input": explained}
         if decision.revision is not None:
             answer["policy_revision"] = decision.revision

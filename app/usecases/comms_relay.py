@@ -20,12 +20,11 @@ from app.domain.decisions import OWN, ActingFor
 from app.errors import ApiError, InternalError, NotFound
 from app.opa_client import OpaMalformed
 from app.policy.inputs import ActingForInput
-from app.usecases.authorization import Authorizer
+from app.usecases.base import Reads
 from app.usecases.messages import ListMessages, PostMessage
 from app.usecases.runners import acting_for_input, binding_resource, runner_facts
 from repositories.principals import Account, RunnerIdentity
 from repositories.runners import Binding
-from repositories.unit_of_work import UnitFactory
 
 __all__ = ["RelayCommsCall", "RelayedOperation"]
 
@@ -42,12 +41,13 @@ class RelayedOperation:
     rate_class: str
 
 
-class RelayCommsCall:
+@dataclass(frozen=True, kw_only=True, eq=False)
+class RelayCommsCall(Reads):
     """``runner.comms.relay`` and the relayed call.
 
-    Args:
-        reader: opens a read-only unit (binding lookup and runner facts).
-        authorizer: decides ``runner.comms.relay`` and audits denials.
+    The reader serves the binding lookup and the runner's facts.
+
+    Attributes:
         list_messages: the messages API's listing use case.
         post_message: the messages API's posting use case.
         throttle: the rate limiter's check (raises ``RateLimited``).
@@ -55,24 +55,11 @@ class RelayCommsCall:
         posting: action and rate class of ``postChannelMessage``.
     """
 
-    def __init__(
-        self,
-        *,
-        reader: UnitFactory,
-        authorizer: Authorizer,
-        list_messages: ListMessages,
-        post_message: PostMessage,
-        throttle: Throttle,
-        listing: RelayedOperation,
-        posting: RelayedOperation,
-    ) -> None:
-        self._reader = reader
-        self._authorizer = authorizer
-        self._list = list_messages
-        self._post = post_message
-        self._throttle = throttle
-        self._listing = listing
-        self._posting = posting
+    list_messages: ListMessages
+    post_message: PostMessage
+    throttle: Throttle
+    listing: RelayedOperation
+    posting: RelayedOperation
 
     def __call__(
         self, runner: RunnerIdentity, action: str, session_id: str, call: Mapping[str, Any]
@@ -92,12 +79,12 @@ class RelayCommsCall:
                 bound run without naming the mode (malformed).
         """
         kind = "post_message" if "post_message" in call else "list_messages"
-        with self._reader() as uow:
+        with self.reader() as uow:
             binding = uow.runners.by_session(runner.id, session_id)
             account = _account(binding, session_id)
             facts = runner_facts(uow, runner, [] if binding is None else [binding.agent_id])
         acting_for = None if binding is None else acting_for_input(binding.run)
-        decision = self._authorizer.require(
+        decision = self.authorizer.require(
             runner, action, binding_resource(binding), facts, acting_for=acting_for
         )
         if binding is None or account is None:  # allowed only for a resolvable binding
@@ -135,21 +122,21 @@ class RelayCommsCall:
             # An agent without a home channel: the same answer as an unknown channel.
             raise NotFound()
         if isinstance(call, PostCall):
-            self._throttle(self._posting.rate_class, agent.id)
+            self.throttle(self.posting.rate_class, agent.id)
             body: dict[str, Any] = {
                 "content_md": call.content_md,
                 "client_request_id": call.client_request_id,
             }
             if call.parent_message_id is not None:
                 body["parent_message_id"] = call.parent_message_id
-            posted = self._post(
-                agent, self._posting.action, channel_id, body, acting_for=acting_for
+            posted = self.post_message(
+                agent, self.posting.action, channel_id, body, acting_for=acting_for
             )
             return {"message": posted.message, "replayed": not posted.created}
-        self._throttle(self._listing.rate_class, agent.id)
-        return self._list(
+        self.throttle(self.listing.rate_class, agent.id)
+        return self.list_messages(
             agent,
-            self._listing.action,
+            self.listing.action,
             channel_id,
             limit=call.limit,
             before_message_id=call.before_message_id,

@@ -17,9 +17,10 @@ from app.errors import Conflict, InternalError, NotFound, ValidationFailed
 from app.policy import resources
 from app.policy.inputs import ActingForInput
 from app.usecases.authorization import Authorizer
+from app.usecases.base import Reads, Writes
 from repositories.messages import MessageRepository, ThreadRow
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitFactory, UnitOfWork
+from repositories.unit_of_work import UnitOfWork
 
 __all__ = ["ListMessages", "PostMessage", "PostResult"]
 
@@ -91,17 +92,8 @@ def _target_thread(
     return thread or messages.ensure_thread(channel_id, parent_message_id)
 
 
-class ListMessages:
-    """List a channel's messages (``message.list``).
-
-    Args:
-        reader: opens a read-only unit.
-        authorizer: decides ``message.list`` and audits denials.
-    """
-
-    def __init__(self, *, reader: UnitFactory, authorizer: Authorizer) -> None:
-        self._reader = reader
-        self._authorizer = authorizer
+class ListMessages(Reads):
+    """List a channel's messages (``message.list``)."""
 
     def __call__(
         self,
@@ -124,8 +116,8 @@ class ListMessages:
                 ``before_message_id`` does not lie in the listed thread.
             Forbidden: the policy's reason (``run_required``, ``acting_for_exceeded``).
         """
-        with self._reader() as uow:
-            _authorize_channel(self._authorizer, uow, actor, action, channel_id, acting_for)
+        with self.reader() as uow:
+            _authorize_channel(self.authorizer, uow, actor, action, channel_id, acting_for)
             messages = uow.messages
             thread = _listed_thread(messages, channel_id, parent_message_id)
             if thread is None:
@@ -141,17 +133,8 @@ class ListMessages:
         return {"items": [message_view(m) for m in page.items], "has_more": page.has_older}
 
 
-class PostMessage:
-    """Post a message (``message.post``), idempotent per (author, client_request_id).
-
-    Args:
-        writer: opens a unit of work (one transaction, rolled back unless committed).
-        authorizer: decides ``message.post`` and audits denials.
-    """
-
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
+class PostMessage(Writes):
+    """Post a message (``message.post``), idempotent per (author, client_request_id)."""
 
     def __call__(
         self,
@@ -178,8 +161,8 @@ class PostMessage:
             ValidationFailed: ``reply_to_message_id`` is not in the target thread.
         """
         client_request_id = body.get("client_request_id")
-        with self._writer() as uow:
-            _authorize_channel(self._authorizer, uow, actor, action, channel_id, acting_for)
+        with self.writer() as uow:
+            _authorize_channel(self.authorizer, uow, actor, action, channel_id, acting_for)
             messages = uow.messages
             if client_request_id is not None:
                 existing = messages.by_request_id(actor.id, client_request_id)

@@ -9,7 +9,7 @@ only by the retention guard (``app/usecases/run_privacy.py``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from app.domain.privacy import is_provider_id, is_task_key
 from app.errors import ValidationFailed
@@ -18,18 +18,33 @@ from repositories.privacy_policies import PrivacyPolicyRepository
 __all__ = ["set_provider_policy", "set_task_policy"]
 
 
-def _view(key_name: str, row: dict[str, Any]) -> dict[str, Any]:
+class _Write(Protocol):
+    """A repository write of one key's ceilings (``set_provider``, ``set_task``)."""
+
+    def __call__(self, key: str, /, *, audit: str | None, answer: str | None) -> dict[str, Any]:
+        """Insert or replace the key's ceilings; the stored row."""
+
+
+def _set_policy(
+    write: _Write, key_name: str, key: str, body: dict[str, Any], *, valid: bool, not_valid: str
+) -> dict[str, Any]:
+    """Refuse an invalid path key (422 naming ``path/<key_name>``), else write and answer.
+
+    The answer names the key under ``key_name`` and only the levels the policy sets.
+    """
+    if not valid:
+        raise ValidationFailed(
+            "The path does not name a valid key.",
+            [{"path": f"path/{key_name}", "message": not_valid}],
+        )
+    row = write(
+        key, audit=body.get("audit_content_ceiling"), answer=body.get("background_answer_ceiling")
+    )
     view: dict[str, Any] = {key_name: row["key"]}
     for kind in ("audit_content_ceiling", "background_answer_ceiling"):
         if row[kind] is not None:
             view[kind] = row[kind]
     return view
-
-
-def _invalid(path: str, message: str) -> ValidationFailed:
-    return ValidationFailed(
-        "The path does not name a valid key.", [{"path": path, "message": message}]
-    )
 
 
 def set_provider_policy(
@@ -40,14 +55,14 @@ def set_provider_policy(
     Raises:
         ValidationFailed: ``provider_id`` is not a provider id (for example a URL).
     """
-    if not is_provider_id(provider_id):
-        raise _invalid("path/provider_id", "not a provider id")
-    row = policies.set_provider(
+    return _set_policy(
+        policies.set_provider,
+        "provider_id",
         provider_id,
-        audit=body.get("audit_content_ceiling"),
-        answer=body.get("background_answer_ceiling"),
+        body,
+        valid=is_provider_id(provider_id),
+        not_valid="not a provider id",
     )
-    return _view("provider_id", row)
 
 
 def set_task_policy(
@@ -58,11 +73,11 @@ def set_task_policy(
     Raises:
         ValidationFailed: ``task_key`` is not a task key.
     """
-    if not is_task_key(task_key):
-        raise _invalid("path/task_key", "not a task key")
-    row = policies.set_task(
+    return _set_policy(
+        policies.set_task,
+        "task_key",
         task_key,
-        audit=body.get("audit_content_ceiling"),
-        answer=body.get("background_answer_ceiling"),
+        body,
+        valid=is_task_key(task_key),
+        not_valid="not a task key",
     )
-    return _view("task_key", row)

@@ -51,15 +51,14 @@ log = logging.getLogger("app.privacy")
 
 @dataclass(frozen=True, slots=True)
 class Guarded:
-    """Inside the guard: the locked run and the unit to write and commit through."""
+    """Inside the guard: the locked run, the unit to commit through and its repository.
+
+    ``repo`` is ``unit.run_privacy``, the repository every guarded write goes through.
+    """
 
     run: LockedRun
     unit: GuardedUnitOfWork
-
-    @property
-    def repo(self) -> RunPrivacyRepository:
-        """The run privacy repository of the guarded transaction."""
-        return self.unit.run_privacy
+    repo: RunPrivacyRepository
 
 
 def refuse(reason: str, run_id: str, detail: str) -> ServiceUnavailable:
@@ -153,7 +152,7 @@ class RetentionGuard:
             if run is None:
                 raise NotFound()
             self.authorizer.require(actor, action, run_resource(run), run.facts)
-            yield Guarded(run=run, unit=unit)
+            yield Guarded(run=run, unit=unit, repo=unit.run_privacy)
 
     def apply(self, guarded: Guarded, verdict: CeilingsGo | PolicyUnreadable) -> CeilingsGo:
         """Persist changed ceilings and refilter earlier content, in the guarded transaction.

@@ -26,10 +26,9 @@ from app.policy.inputs import (
     RunContextInput,
     RunRef,
 )
-from app.usecases.authorization import Authorizer
+from app.usecases.base import Reads
 from repositories.principals import Actor
 from repositories.run_context import LoadedRun
-from repositories.unit_of_work import UnitFactory
 
 __all__ = ["ContextLimits", "ReadRunContext", "run_context_input"]
 
@@ -118,28 +117,17 @@ def _readable(messages: list[StoredMessage], verdict: RunContextVerdict) -> list
     return [m for m in messages if verdict.is_readable(m.thread_id, m.thread_seq)]
 
 
-class ReadRunContext:
+@dataclass(frozen=True, kw_only=True, eq=False)
+class ReadRunContext(Reads):
     """Build ``run_context.v1`` for an agent's own active run.
 
-    Args:
-        reader: opens a read-only unit (autocommit statements, no lock).
-        authorizer: decides ``run.context.read`` and audits denials.
+    Attributes:
         policy: asks the run-context batch.
         limits: the configured limits.
     """
 
-    def __init__(
-        self,
-        *,
-        reader: UnitFactory,
-        authorizer: Authorizer,
-        policy: PolicyGateway,
-        limits: ContextLimits,
-    ) -> None:
-        self._reader = reader
-        self._authorizer = authorizer
-        self._policy = policy
-        self._limits = limits
+    policy: PolicyGateway
+    limits: ContextLimits
 
     def __call__(self, actor: Actor, action: str, run_id: str) -> dict[str, Any]:
         """The context of ``run_id`` for ``actor``.
@@ -151,12 +139,12 @@ class ReadRunContext:
             InternalError: a run whose trigger kind has no context (not a message).
             OpaUnavailable: OPA cannot answer or answers malformed (fail closed).
         """
-        with self._reader() as unit:
+        with self.reader() as unit:
             run = unit.run_context.load(run_id, actor.id)
             if run is None:
                 raise NotFound()
             s = run.surroundings
-            self._authorizer.require(
+            self.authorizer.require(
                 actor,
                 action,
                 resources.run(
@@ -171,7 +159,7 @@ class ReadRunContext:
                 )
                 raise InternalError()
             try:
-                plan = shaping.plan_windows(s, self._limits.backfill)
+                plan = shaping.plan_windows(s, self.limits.backfill)
             except shaping.TriggerOutOfReach:
                 raise NotFound() from None
             rows = unit.run_context.candidates(plan, actor_id=actor.id, channel_id=s.channel_id)
@@ -179,7 +167,7 @@ class ReadRunContext:
         if trigger is None or rows.facts is None:
             raise NotFound()
         candidates = [trigger, *rows.channel, *rows.thread]
-        verdict = self._policy.evaluate_run_context(
+        verdict = self.policy.evaluate_run_context(
             run_context_input(actor, run, candidates, rows.facts)
         )
         if not verdict.is_readable(trigger.thread_id, trigger.thread_seq):
@@ -199,14 +187,14 @@ class ReadRunContext:
                     "dropped": dropped,
                 },
             )
-            self._authorizer.filter_mismatch("message.read", dropped)
+            self.authorizer.filter_mismatch("message.read", dropped)
         shaped = shaping.shape_windows(
             _items(channel_rows, shaping.ContextPart.CHANNEL),
             _items(thread_rows, shaping.ContextPart.THREAD),
             has_older=rows.thread_has_older,
             trigger_seq=trigger.thread_seq,
-            message_max_bytes=self._limits.message_max_bytes,
-            total_max_bytes=self._limits.total_max_bytes,
+            message_max_bytes=self.limits.message_max_bytes,
+            total_max_bytes=self.limits.total_max_bytes,
         )
         by_id = {m.id: m for m in candidates}
         authors = {m.author_id: principal_ref(m) for m in candidates}

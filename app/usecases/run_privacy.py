@@ -44,7 +44,7 @@ from app.policy.inputs import (
     privacy_write_input,
 )
 from app.policy.privacy_results import AttemptRefused
-from app.usecases.authorization import Authorizer
+from app.usecases.base import Reads
 from app.usecases.retention_guard import (
     RetentionGuard,
     refuse,
@@ -55,7 +55,6 @@ from app.usecases.retention_guard import (
 )
 from repositories.principals import Actor
 from repositories.run_privacy import LockedRun, PrivacySnapshot
-from repositories.unit_of_work import UnitFactory
 
 __all__ = [
     "AnswerPut",
@@ -262,17 +261,11 @@ def _check_readable(snapshot: PrivacySnapshot) -> None:
         raise refuse("state_unreadable", snapshot.run_id, "The run's privacy state cannot be read.")
 
 
-class ReadRunPrivacy:
+class ReadRunPrivacy(Reads):
     """``getRunPrivacy``: the run's ceilings and attempted provider ids, nothing else.
 
-    Args:
-        reader: opens a read-only unit (no lock; a read never reconciles).
-        authorizer: decides ``run.privacy.read`` and audits denials.
+    A read takes no lock and never reconciles the ceilings.
     """
-
-    def __init__(self, *, reader: UnitFactory, authorizer: Authorizer) -> None:
-        self._reader = reader
-        self._authorizer = authorizer
 
     def __call__(self, actor: Actor, action: str, run_id: str) -> PrivacyState:
         """The stored privacy state; ``ceilings`` is ``None`` until the run is reconciled.
@@ -284,12 +277,12 @@ class ReadRunPrivacy:
                 id, more attempts than a run records): the read fails closed, as
                 attempts and writes on that run do.
         """
-        with self._reader() as uow:
+        with self.reader() as uow:
             with refusing(run_id):
                 snapshot = uow.run_privacy.snapshot(run_id, actor_id=actor.id)
             if snapshot is None:
                 raise NotFound()
-            self._authorizer.require(actor, action, run_resource(snapshot), snapshot.facts)
+            self.authorizer.require(actor, action, run_resource(snapshot), snapshot.facts)
         _check_readable(snapshot)
         reconciled = set(snapshot.ceilings) == set(CEILING_KINDS)
         return PrivacyState(

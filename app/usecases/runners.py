@@ -16,9 +16,10 @@ from app.errors import Conflict, InternalError
 from app.policy import resources
 from app.policy.inputs import ActingForInput, BindingResource, BoundRunFacts
 from app.usecases.authorization import Authorizer
+from app.usecases.base import Reads, Writes
 from repositories.principals import RunnerIdentity
 from repositories.runners import Binding, BoundRun
-from repositories.unit_of_work import UnitFactory, UnitOfWork
+from repositories.unit_of_work import UnitOfWork
 
 __all__ = [
     "BindRun",
@@ -107,6 +108,21 @@ def require_binding(
     return binding
 
 
+def _held_session(
+    uow: UnitOfWork,
+    authorizer: Authorizer,
+    runner: RunnerIdentity,
+    action: str,
+    session_id: str,
+    *,
+    lock: bool = False,
+    run: BoundRun | None = None,
+) -> Binding:
+    """:func:`require_binding` on the runner's binding of ``session_id`` (locked if asked)."""
+    binding = uow.runners.by_session(runner.id, session_id, lock=lock)
+    return require_binding(uow, authorizer, runner, action, binding, run)
+
+
 def session_view(binding: Binding) -> dict[str, Any]:
     """``RunnerSession``: what the runner may know of its binding (no account identity).
 
@@ -124,17 +140,8 @@ def session_view(binding: Binding) -> dict[str, Any]:
     return view
 
 
-class EnrollRunner:
-    """``runner.enroll``: start a new enrolment and drop every binding of the runner.
-
-    Args:
-        writer: opens a unit of work.
-        authorizer: decides ``runner.enroll`` and audits denials.
-    """
-
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
+class EnrollRunner(Writes):
+    """``runner.enroll``: start a new enrolment and drop every binding of the runner."""
 
     def __call__(self, runner: RunnerIdentity, action: str) -> dict[str, Any]:
         """Bump the enrolment epoch and delete the runner's bindings, in one transaction.
@@ -142,9 +149,9 @@ class EnrollRunner:
         Raises:
             Forbidden: the policy denies the enrolment.
         """
-        with self._writer() as uow:
+        with self.writer() as uow:
             facts = runner_facts(uow, runner, [])
-            self._authorizer.require(runner, action, resources.runner(runner.id), facts)
+            self.authorizer.require(runner, action, resources.runner(runner.id), facts)
             enrolled, dropped = uow.runners.enroll(runner.id)
             uow.commit()
         return {
@@ -163,17 +170,8 @@ class SessionReport:
     created: bool
 
 
-class ReportSession:
-    """``runner.session.bind``: move a container's binding to the runner-minted session id.
-
-    Args:
-        writer: opens a unit of work.
-        authorizer: decides ``runner.session.bind`` and audits denials.
-    """
-
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
+class ReportSession(Writes):
+    """``runner.session.bind``: move a container's binding to the runner-minted session id."""
 
     def __call__(
         self, runner: RunnerIdentity, action: str, container_name: str, session_id: str
@@ -187,10 +185,10 @@ class ReportSession:
             NotFound: the runner holds no binding of that container in its enrolment.
             Conflict: another container of the runner is bound to ``session_id``.
         """
-        with self._writer() as uow:
+        with self.writer() as uow:
             binding = require_binding(
                 uow,
-                self._authorizer,
+                self.authorizer,
                 runner,
                 action,
                 uow.runners.by_container(runner.id, container_name),
@@ -206,17 +204,8 @@ class ReportSession:
         return SessionReport(session_view(binding), created)
 
 
-class ReloadSession:
-    """``runner.session.reload``: a reload keeps the session id, so the binding stays.
-
-    Args:
-        reader: opens a read-only unit.
-        authorizer: decides ``runner.session.reload`` and audits denials.
-    """
-
-    def __init__(self, *, reader: UnitFactory, authorizer: Authorizer) -> None:
-        self._reader = reader
-        self._authorizer = authorizer
+class ReloadSession(Reads):
+    """``runner.session.reload``: a reload keeps the session id, so the binding stays."""
 
     def __call__(self, runner: RunnerIdentity, action: str, session_id: str) -> dict[str, Any]:
         """The binding, unchanged, after checking that the runner holds it.
@@ -224,28 +213,13 @@ class ReloadSession:
         Raises:
             NotFound: unknown, stopped, stale or another runner's session.
         """
-        with self._reader() as uow:
-            binding = require_binding(
-                uow,
-                self._authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id),
-            )
+        with self.reader() as uow:
+            binding = _held_session(uow, self.authorizer, runner, action, session_id)
         return session_view(binding)
 
 
-class StopSession:
-    """``runner.session.stop``: delete the binding; the session id then resolves to 404.
-
-    Args:
-        writer: opens a unit of work.
-        authorizer: decides ``runner.session.stop`` and audits denials.
-    """
-
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
+class StopSession(Writes):
+    """``runner.session.stop``: delete the binding; the session id then resolves to 404."""
 
     def __call__(self, runner: RunnerIdentity, action: str, session_id: str) -> None:
         """Delete the runner's binding of ``session_id``.
@@ -253,29 +227,14 @@ class StopSession:
         Raises:
             NotFound: unknown, already stopped, stale or another runner's session.
         """
-        with self._writer() as uow:
-            binding = require_binding(
-                uow,
-                self._authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id, lock=True),
-            )
+        with self.writer() as uow:
+            binding = _held_session(uow, self.authorizer, runner, action, session_id, lock=True)
             uow.runners.delete(binding.id)
             uow.commit()
 
 
-class BindRun:
-    """``runner.session.run.bind``: the session's calls are made for a run's requester.
-
-    Args:
-        writer: opens a unit of work.
-        authorizer: decides ``runner.session.run.bind`` and audits denials.
-    """
-
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
+class BindRun(Writes):
+    """``runner.session.run.bind``: the session's calls are made for a run's requester."""
 
     def __call__(
         self, runner: RunnerIdentity, action: str, session_id: str, run_id: str
@@ -288,15 +247,10 @@ class BindRun:
                 not active (all decided in Rego, one body).
             Forbidden: the caller is not an enrolled runner.
         """
-        with self._writer() as uow:
+        with self.writer() as uow:
             run = uow.runners.run(run_id)
-            binding = require_binding(
-                uow,
-                self._authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id, lock=True),
-                run,
+            binding = _held_session(
+                uow, self.authorizer, runner, action, session_id, lock=True, run=run
             )
             if run is None:  # the policy allows only an existing run
                 raise InternalError()
@@ -305,17 +259,8 @@ class BindRun:
         return session_view(replace(binding, run=run))
 
 
-class UnbindRun:
-    """``runner.session.run.unbind``: the session's calls are the agent's own again.
-
-    Args:
-        writer: opens a unit of work.
-        authorizer: decides ``runner.session.run.unbind`` and audits denials.
-    """
-
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
+class UnbindRun(Writes):
+    """``runner.session.run.unbind``: the session's calls are the agent's own again."""
 
     def __call__(self, runner: RunnerIdentity, action: str, session_id: str) -> None:
         """Unbind the run of the runner's session (nothing bound: nothing changes).
@@ -323,14 +268,8 @@ class UnbindRun:
         Raises:
             NotFound: unknown, stopped, stale or another runner's session.
         """
-        with self._writer() as uow:
-            binding = require_binding(
-                uow,
-                self._authorizer,
-                runner,
-                action,
-                uow.runners.by_session(runner.id, session_id, lock=True),
-            )
+        with self.writer() as uow:
+            binding = _held_session(uow, self.authorizer, runner, action, session_id, lock=True)
             if binding.run is not None:
                 uow.runners.set_run(binding.id, None)
                 uow.commit()

@@ -14,24 +14,14 @@ from typing import Any
 from app.domain.comms import mint_container_name
 from app.errors import Conflict, NotFound
 from app.policy import resources
-from app.usecases.authorization import Authorizer
+from app.usecases.base import Writes
 from repositories.principals import Actor
-from repositories.unit_of_work import UnitFactory
 
 __all__ = ["ProvisionWorkspace"]
 
 
-class ProvisionWorkspace:
-    """``agent.workspace.provision``.
-
-    Args:
-        writer: opens a unit of work.
-        authorizer: decides the action and audits denials.
-    """
-
-    def __init__(self, *, writer: UnitFactory, authorizer: Authorizer) -> None:
-        self._writer = writer
-        self._authorizer = authorizer
+class ProvisionWorkspace(Writes):
+    """``agent.workspace.provision``."""
 
     def __call__(self, actor: Actor, action: str, agent_id: str, runner_id: str) -> dict[str, Any]:
         """Record a new container of ``runner_id`` acting as ``agent_id``.
@@ -43,13 +33,13 @@ class ProvisionWorkspace:
                 ``subject_kind_not_allowed``).
             Conflict: the runner has never enrolled (a binding needs an enrolment).
         """
-        with self._writer() as uow:
+        with self.writer() as uow:
             account = uow.principals.account(agent_id)
             if account is None:
                 raise NotFound()
             facts = uow.facts.bundle([actor.id, agent_id], [])
             resource = resources.agent(agent_id, owner_id=account.owner_user_id)
-            self._authorizer.require(actor, action, resource, facts)
+            self.authorizer.require(actor, action, resource, facts)
             runner = uow.runners.lock_for_provisioning(runner_id)
             if runner is None:
                 raise NotFound()

@@ -13,8 +13,7 @@ import copy
 import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from app.domain.decisions import Decision
 from app.domain.facts import FactBundle
@@ -118,21 +117,17 @@ class FakeRunContextReads(RunContextRepository):
 class FakeUnit(UnitOfWork):
     """A unit of work over the fake repositories; counts how often it was opened."""
 
-    run_context: FakeRunContextReads
+    # field(): the unit's repositories are descriptors, which a bare annotation here
+    # would take as this field's default.
+    run_context: FakeRunContextReads = field()
     facts: FakeFacts = field(default_factory=FakeFacts)
     opened: int = 0
     closed: int = 0
 
-    def __enter__(self) -> Self:
+    def _open(self) -> None:
         self.opened += 1
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def _close(self) -> None:
         self.closed += 1
 
 

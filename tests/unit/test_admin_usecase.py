@@ -3,15 +3,20 @@ when the whole write succeeded; nothing is written or committed for a denial."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import pytest
 
+from app.domain.facts import FactBundle
 from app.domain.identity import Actor
 from app.errors import Forbidden, NotFound, ValidationFailed
 from app.usecases.admin import AdminWrites
+from repositories.admin import AdminRepository
+from repositories.facts import FactsRepository
+from repositories.unit_of_work import UnitOfWork
+from tests.unit.fakes import empty_facts
 
 ALEX = Actor(id="alex", kind="user", status="active", is_owner=True)
 SAM = Actor(id="sam", kind="user", status="active", is_owner=False)
@@ -25,16 +30,16 @@ class _Journal:
 
 
 @dataclass
-class _Facts:
+class _Facts(FactsRepository):
     journal: _Journal
 
-    def bundle(self, principal_ids: list[str], channel_ids: list[str]) -> dict[str, Any]:
+    def bundle(self, principal_ids: Iterable[str], channel_ids: Iterable[str]) -> FactBundle:
         self.journal.events.append(f"facts {principal_ids} {channel_ids}")
-        return {"principals": {}}
+        return empty_facts()
 
 
 @dataclass
-class _AdminRepo:
+class _AdminRepo(AdminRepository):
     journal: _Journal
     known: dict[tuple[str, str], Any] = field(default_factory=dict)
 
@@ -56,25 +61,23 @@ class _AdminRepo:
 
 
 @dataclass
-class _Unit:
+class _Unit(UnitOfWork):
+    """The product's unit over the fakes: journals opening, commits and closing."""
+
     journal: _Journal
-    admin: _AdminRepo
-    facts: _Facts
+    # field(): the unit's repositories are descriptors, which a bare annotation here
+    # would take as this field's default.
+    admin: _AdminRepo = field()
+    facts: _Facts = field()
 
-    def __enter__(self) -> Self:
+    def _open(self) -> None:
         self.journal.events.append("open")
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.journal.events.append("close")
 
     def commit(self) -> None:
         self.journal.events.append("commit")
+
+    def _close(self) -> None:
+        self.journal.events.append("close")
 
 
 @dataclass
@@ -93,7 +96,7 @@ def _admin(known: dict[tuple[str, str], Any] | None = None) -> tuple[AdminWrites
     journal = _Journal()
     unit = _Unit(journal, _AdminRepo(journal, known or {}), _Facts(journal))
     writes = AdminWrites(
-        writer=lambda: unit,  # type: ignore[arg-type,return-value]
+        writer=lambda: unit,
         authorizer=_Authorizer(journal),  # type: ignore[arg-type]
         backfill_max=50,
     )

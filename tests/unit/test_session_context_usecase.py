@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import pytest
 
@@ -58,16 +57,11 @@ class FakeUnit(UnitOfWork):
     def __init__(self) -> None:
         self.facts = FakeFacts()
 
-    def __enter__(self) -> Self:
-        return self
+    def _open(self) -> None:
+        """Nothing to open: the facts are in memory."""
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        return None
+    def _close(self) -> None:
+        """Nothing to close."""
 
 
 def _body() -> dict[str, Any]:
