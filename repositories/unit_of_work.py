@@ -6,7 +6,7 @@ against :class:`GuardedUnitOfWork`; unit-test fakes subclass :class:`UnitOfWork`
 
 ``__exit__`` always rolls back; only an explicit :meth:`UnitOfWork.commit` keeps work,
 so an exception anywhere in a use case loses nothing half-written. Each repository is
-named once in its unit (:func:`_bound`), built on the unit's connection when a use
+named once in its unit (:class:`_Bound`), built on the unit's connection when a use
 case first reaches it, and never commits itself.
 
 A read-only unit (``read_only=True``) runs its statements in autocommit mode: no
@@ -18,8 +18,7 @@ how a run-context read "opens no unit of work and takes no lock" (decisions.md R
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
-from typing import Self, TypeVar
+from typing import Generic, Self, TypeVar, overload
 
 import psycopg2.extensions
 from sqlalchemy import Connection, Engine
@@ -39,14 +38,36 @@ __all__ = ["GuardedUnitOfWork", "OuterTransaction", "UnitFactory", "UnitOfWork"]
 R = TypeVar("R")
 
 
-def _bound(repository: Callable[[Connection], R]) -> cached_property[R]:
+class _Bound(Generic[R]):
     """A repository on the unit's connection, built the first time a use case reaches it.
 
     One line per repository in a unit, and a repository the use case never touches
-    costs nothing. A unit is entered once (the factories make a new one per use), so
-    the cached repository never outlives its connection.
+    costs nothing. A non-data descriptor: the built repository is stored on the unit
+    and found there from then on (a fake unit may also set its own). Unlike
+    ``functools.cached_property`` on Python 3.11 it takes no lock shared by every unit
+    of the process. A unit is entered once (the factories make a new one per use), so
+    the repository never outlives its connection.
     """
-    return cached_property(lambda unit: repository(unit.conn))
+
+    def __init__(self, repository: Callable[[Connection], R]) -> None:
+        self._repository = repository
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, unit: None, owner: type) -> Self: ...
+
+    @overload
+    def __get__(self, unit: _Unit, owner: type) -> R: ...
+
+    def __get__(self, unit: _Unit | None, owner: type) -> Self | R:
+        if unit is None:
+            return self
+        built = self._repository(unit.conn)
+        unit.__dict__[self._name] = built
+        return built
 
 
 class _Unit:
@@ -92,14 +113,14 @@ class UnitOfWork(_Unit):
             uow.commit()
     """
 
-    principals = _bound(PrincipalRepository)
-    facts = _bound(FactsRepository)
-    messages = _bound(MessageRepository)
-    run_context = _bound(RunContextRepository)
-    admin = _bound(AdminRepository)
-    runners = _bound(RunnerRepository)
-    run_privacy = _bound(RunPrivacyRepository)
-    privacy_policies = _bound(PrivacyPolicyRepository)
+    principals = _Bound(PrincipalRepository)
+    facts = _Bound(FactsRepository)
+    messages = _Bound(MessageRepository)
+    run_context = _Bound(RunContextRepository)
+    admin = _Bound(AdminRepository)
+    runners = _Bound(RunnerRepository)
+    run_privacy = _Bound(RunPrivacyRepository)
+    privacy_policies = _Bound(PrivacyPolicyRepository)
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         """``read_only`` units need an engine created with ``isolation_level="AUTOCOMMIT"``."""
@@ -164,7 +185,7 @@ class GuardedUnitOfWork(_Unit):
             unit.commit()
     """
 
-    run_privacy = _bound(RunPrivacyRepository)
+    run_privacy = _Bound(RunPrivacyRepository)
 
     def __init__(self, engine: Engine | None = None, *, connection: Connection | None = None):
         """Use a pooled connection of ``engine``, or ``connection`` (tests, integrations)."""
