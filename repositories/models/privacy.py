@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, PrimaryKeyConstraint, UniqueConstraint
+from sqlalchemy import CheckConstraint, PrimaryKeyConstraint, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.domain.privacy import (
@@ -14,7 +14,7 @@ from app.domain.privacy import (
     PROVIDER_ID_PATTERN,
     TASK_KEY_PATTERN,
 )
-from repositories.models.base import Base, created_at_column, matches, one_of
+from repositories.models.base import Base, cascade_to, created_at_column, matches, one_of
 
 __all__ = ["ProviderPolicy", "RunProviderAttempt", "TaskPolicy"]
 
@@ -65,7 +65,7 @@ class RunProviderAttempt(Base):
         CheckConstraint("position >= 1", name="position_positive"),
     )
 
-    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    run_id: Mapped[uuid.UUID] = cascade_to("runs")
     attempt_id: Mapped[str]
     position: Mapped[int]
     provider_id: Mapped[str]
