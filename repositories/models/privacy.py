@@ -19,7 +19,14 @@ from repositories.models.base import Base, cascade_to, created_at_column, matche
 __all__ = ["ProviderPolicy", "RunProviderAttempt", "TaskPolicy"]
 
 
-class ProviderPolicy(Base):
+class _Ceilings:
+    """The ceiling columns both policy tables hold: an explicit level, or NULL."""
+
+    audit_content_ceiling: Mapped[str | None]
+    background_answer_ceiling: Mapped[str | None]
+
+
+class ProviderPolicy(_Ceilings, Base):
     """Privacy ceilings of one LLM provider: a row makes the provider known.
 
     A ceiling column holds an explicit level; NULL means the provider inherits the
@@ -32,19 +39,15 @@ class ProviderPolicy(Base):
     __table_args__ = (matches("provider_id", PROVIDER_ID_PATTERN),)
 
     provider_id: Mapped[str] = mapped_column(primary_key=True)
-    audit_content_ceiling: Mapped[str | None]
-    background_answer_ceiling: Mapped[str | None]
 
 
-class TaskPolicy(Base):
+class TaskPolicy(_Ceilings, Base):
     """Explicit privacy ceilings of one task (``runs.task_key``); NULL sets none."""
 
     __tablename__ = "task_policies"
     __table_args__ = (matches("task_key", TASK_KEY_PATTERN),)
 
     task_key: Mapped[str] = mapped_column(primary_key=True)
-    audit_content_ceiling: Mapped[str | None]
-    background_answer_ceiling: Mapped[str | None]
 
 
 class RunProviderAttempt(Base):
