@@ -27,6 +27,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+# The reasons a ``Forbidden`` may carry: the wire contract's closed list, in a module
+# that imports nothing (agent_sdk.contracts would load pydantic).
+from agent_sdk.policy_reasons import POLICY_REASONS
+
 __all__ = [
     "MESSAGE_MAX",
     "POLICY_REASONS",
@@ -50,31 +54,6 @@ __all__ = [
 ]
 
 MESSAGE_MAX: Final = 200
-
-# The closed list of policy reason codes a 403 (``Forbidden.reason``) or an in-band
-# ``forbidden`` of a relayed call may carry (``x-policy-reasons`` of the contract's
-# Problem; a test pins both equal). ``acting_for_exceeded``: the agent may, but the
-# person it works for (the requester of the bound run) may not; ``run_required``: the
-# agent may only act for someone and no live run is bound to its session.
-POLICY_REASONS: Final = frozenset(
-    {
-        "allowed",
-        "not_found",
-        "no_grant",
-        "archived",
-        "not_owner",
-        "not_self",
-        "subject_kind_not_allowed",
-        "unknown_action",
-        "inactive",
-        "not_enrolled",
-        "not_agent_owner",
-        "agent_inactive",
-        "unknown_provider",
-        "acting_for_exceeded",
-        "run_required",
-    }
-)
 
 
 def one_line(text: str, limit: int = MESSAGE_MAX) -> str:

@@ -104,6 +104,12 @@ def _parse_bool(raw: Any) -> bool:
     raise ValueError(raw)
 
 
+def _per_principal_minute(name: str, default: int, requests: str) -> Key:
+    """A rate limit of one class of ``requests`` per principal and minute (0: none)."""
+    description = f"Requests per principal and minute for {requests}; 0 disables."
+    return Key(name, int, default, description, minimum=0)
+
+
 SCHEMA: tuple[Key, ...] = (
     Key(
         "database.url",
@@ -242,41 +248,14 @@ SCHEMA: tuple[Key, ...] = (
         "one audit row.",
         minimum=1,
     ),
-    Key(
-        "rate_limit.agent_runtime.per_minute",
-        int,
-        1200,
-        "Requests per principal and minute for agent runtime operations; 0 disables.",
-        minimum=0,
-    ),
-    Key(
-        "rate_limit.chat.per_minute",
-        int,
-        600,
-        "Requests per principal and minute for message operations; 0 disables.",
-        minimum=0,
-    ),
-    Key(
-        "rate_limit.admin.per_minute",
-        int,
-        1200,
-        "Requests per principal and minute for the admin facts API; 0 disables.",
-        minimum=0,
-    ),
-    Key(
-        "rate_limit.authz.per_minute",
-        int,
-        600,
-        "Requests per principal and minute for authz queries; 0 disables.",
-        minimum=0,
-    ),
-    Key(
+    _per_principal_minute("rate_limit.agent_runtime.per_minute", 1200, "agent runtime operations"),
+    _per_principal_minute("rate_limit.chat.per_minute", 600, "message operations"),
+    _per_principal_minute("rate_limit.admin.per_minute", 1200, "the admin facts API"),
+    _per_principal_minute("rate_limit.authz.per_minute", 600, "authz queries"),
+    _per_principal_minute(
         "rate_limit.session_context.per_minute",
-        int,
         600,
-        "Requests per principal and minute for session-context resolutions (one per "
-        "agent turn); 0 disables.",
-        minimum=0,
+        "session-context resolutions (one per agent turn)",
     ),
     Key(
         "rate_limit.runner.per_minute",

@@ -19,6 +19,7 @@ from sqlalchemy import Connection, text
 
 from app.domain.representation import StoredMessage
 from repositories.prepared import PreparedStatement
+from repositories.rows import from_row
 from repositories.windows import reach_cte, reach_low
 
 __all__ = [
@@ -203,14 +204,7 @@ def _thread(row: Any) -> ThreadRow | None:
     if row is None:
         return None
     m = row._mapping
-    return ThreadRow(
-        id=m["id"],
-        channel_id=m["channel_id"],
-        kind=m["kind"],
-        parent_message_id=m["parent_message_id"],
-        operator_agent_id=m["operator_agent_id"],
-        last_seq=int(m["last_seq"]),
-    )
+    return from_row(ThreadRow, m, last_seq=int(m["last_seq"]))
 
 
 class MessageRepository:

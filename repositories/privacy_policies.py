@@ -12,31 +12,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, TextClause, text
 
 __all__ = ["PrivacyPolicyRepository"]
 
-_SET_PROVIDER = text(
-    """
-    INSERT INTO provider_policies (provider_id, audit_content_ceiling, background_answer_ceiling)
-    VALUES (:key, :audit, :answer)
-    ON CONFLICT (provider_id) DO UPDATE SET
-      audit_content_ceiling = EXCLUDED.audit_content_ceiling,
-      background_answer_ceiling = EXCLUDED.background_answer_ceiling
-    RETURNING provider_id AS key, audit_content_ceiling, background_answer_ceiling
-    """
-)
 
-_SET_TASK = text(
+def _upsert(table: str, key: str) -> TextClause:
+    """Insert or replace the row of ``table`` whose primary key ``key`` is ``:key``.
+
+    Both policy tables hold the two ceilings under the same names and differ only in
+    table and key; the row comes back with its key labelled ``key``. Only the
+    module-level names below are ever passed, never request content.
     """
-    INSERT INTO task_policies (task_key, audit_content_ceiling, background_answer_ceiling)
+    return text(
+        f"""
+    INSERT INTO {table} ({key}, audit_content_ceiling, background_answer_ceiling)
     VALUES (:key, :audit, :answer)
-    ON CONFLICT (task_key) DO UPDATE SET
+    ON CONFLICT ({key}) DO UPDATE SET
       audit_content_ceiling = EXCLUDED.audit_content_ceiling,
       background_answer_ceiling = EXCLUDED.background_answer_ceiling
-    RETURNING task_key AS key, audit_content_ceiling, background_answer_ceiling
+    RETURNING {key} AS key, audit_content_ceiling, background_answer_ceiling
     """
-)
+    )
+
+
+_SET_PROVIDER = _upsert("provider_policies", "provider_id")
+_SET_TASK = _upsert("task_policies", "task_key")
 
 
 class PrivacyPolicyRepository:

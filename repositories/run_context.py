@@ -43,6 +43,7 @@ from app.domain.run_context import (
 from repositories.facts import as_bundle, bundle_sql
 from repositories.messages import MESSAGE_COLUMNS, message_reader
 from repositories.prepared import PreparedStatement
+from repositories.rows import from_row
 from repositories.windows import reach_cte, reach_found, reach_low
 
 __all__ = ["CandidateRows", "LoadedRun", "RunContextRepository"]
@@ -288,14 +289,7 @@ class RunContextRepository:
         if row is None:
             return None
         m = row._mapping
-        return LoadedRun(
-            run_id=m["run_id"],
-            state=m["state"],
-            trigger_kind=m["trigger_kind"],
-            triggered_by=m["triggered_by"],
-            surroundings=_surroundings(m),
-            facts=as_bundle(m["facts"]),
-        )
+        return from_row(LoadedRun, m, surroundings=_surroundings(m), facts=as_bundle(m["facts"]))
 
     def candidates(self, plan: WindowPlan, *, actor_id: str, channel_id: str) -> CandidateRows:
         """The triggering message, both windows, the delivered follow-ups and the facts.

@@ -32,6 +32,7 @@ from sqlalchemy.sql.expression import bindparam
 from app.domain.facts import FactBundle
 from app.domain.privacy import CEILING_KINDS, MAX_ATTEMPTS, Ceiling, Ceilings
 from repositories.facts import as_bundle, bundle_sql
+from repositories.rows import from_row
 
 __all__ = [
     "AttemptRecord",
@@ -246,6 +247,15 @@ def _ceilings(row: RowMapping) -> dict[str, Ceiling]:
     return ceilings
 
 
+def _run_state(row: RowMapping) -> dict[str, Any]:
+    """The fields a locked run and a snapshot both compute from their row."""
+    return {
+        "ceilings": _ceilings(row),
+        "envelope_version": int(row["envelope_version"]),
+        "facts": as_bundle(row["facts"]),
+    }
+
+
 def _levels(value: Any) -> dict[str, str] | None:
     """A policy row's explicit levels; NULL columns (inherited or unset) are left out."""
     if value is None:
@@ -300,19 +310,14 @@ class RunPrivacyRepository:
         transaction = self._conn.get_transaction()
         if transaction is None:
             raise StaleRunLock("a run lock outside a transaction")
-        return LockedRun(
-            run_id=row["run_id"],
-            agent_id=row["agent_id"],
-            channel_id=row["channel_id"],
-            state=row["state"],
-            task_key=row["task_key"],
-            ceilings=_ceilings(row),
-            envelope_version=int(row["envelope_version"]),
+        return from_row(
+            LockedRun,
+            row,
             provider_policy=_levels(row["provider_policy"]),
             task_policy=_levels(row["task_policy"]),
-            facts=as_bundle(row["facts"]),
             connection=self._conn,
             transaction=transaction,
+            **_run_state(row),
         )
 
     def snapshot(self, run_id: str, *, actor_id: str) -> PrivacySnapshot | None:
@@ -328,15 +333,11 @@ class RunPrivacyRepository:
         )
         if row is None:
             return None
-        return PrivacySnapshot(
-            run_id=row["run_id"],
-            agent_id=row["agent_id"],
-            channel_id=row["channel_id"],
-            state=row["state"],
-            ceilings=_ceilings(row),
+        return from_row(
+            PrivacySnapshot,
+            row,
             attempted_provider_ids=tuple(row["attempted_provider_ids"]),
-            envelope_version=int(row["envelope_version"]),
-            facts=as_bundle(row["facts"]),
+            **_run_state(row),
         )
 
     def attempt(self, locked: LockedRun, attempt_id: str) -> AttemptRecord | None:

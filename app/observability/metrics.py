@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from prometheus_client import (
     CollectorRegistry,
@@ -147,101 +148,115 @@ class Metrics:
     def __init__(self, labels: LabelSets, registry: CollectorRegistry | None = None) -> None:
         self.labels = labels
         self.registry = registry if registry is not None else CollectorRegistry()
-        r = self.registry
-        self._requests = Histogram(
-            f"{NAMESPACE}_http_request_duration_seconds",
+        self._requests = self._histogram(
+            "http_request_duration_seconds",
             "Requests by operation and HTTP status, and their latency in seconds (from the "
             "first byte received to the last byte sent); _count is the request count.",
             ("operation", "status"),
-            buckets=REQUEST_BUCKETS,
-            registry=r,
+            REQUEST_BUCKETS,
         )
-        self._decisions = Counter(
-            f"{NAMESPACE}_decisions",
+        self._decisions = self._counter(
+            "decisions",
             "Authorization decisions taken for requests, by action, outcome and reason.",
             ("action", "allow", "reason"),
-            registry=r,
         )
-        self._audit_writes = Counter(
-            f"{NAMESPACE}_denial_audit_writes",
+        self._audit_writes = self._counter(
+            "denial_audit_writes",
             "Denials written to the audit log (a new row or an aggregated one).",
             ("action", "reason"),
-            registry=r,
         )
-        self._filter_mismatches = Counter(
-            f"{NAMESPACE}_filter_mismatches",
+        self._filter_mismatches = self._counter(
+            "filter_mismatches",
             "Elements a filter-mode check dropped although SQL had selected them (SQL and "
             "policy disagree; decisions.md S0-3).",
             ("action",),
-            registry=r,
         )
-        self._opa = Histogram(
-            f"{NAMESPACE}_opa_round_trip_duration_seconds",
+        self._opa = self._histogram(
+            "opa_round_trip_duration_seconds",
             "OPA round trips by policy entry point and their latency in seconds (answer "
             "validation included); _count is the round trips, failed ones included.",
             ("entrypoint",),
-            buckets=OPA_BUCKETS,
-            registry=r,
+            OPA_BUCKETS,
         )
-        self._opa_failures = Counter(
-            f"{NAMESPACE}_opa_round_trip_failures",
+        self._opa_failures = self._counter(
+            "opa_round_trip_failures",
             "OPA round trips that gave no usable answer, by entry point and kind.",
             ("entrypoint", "kind"),
-            registry=r,
         )
-        self._fail_closed = Counter(
-            f"{NAMESPACE}_fail_closed",
+        self._fail_closed = self._counter(
+            "fail_closed",
             "Requests answered 503 because a source could not answer (fail closed).",
             ("source",),
-            registry=r,
         )
-        self._rate_limited = Counter(
-            f"{NAMESPACE}_rate_limited",
+        self._rate_limited = self._counter(
+            "rate_limited",
             "Requests or relayed calls refused by the rate limit, by rate-limit class.",
             ("class",),
-            registry=r,
         )
-        self._rate_limit_storage_failures = Counter(
-            f"{NAMESPACE}_rate_limit_storage_failures",
+        self._rate_limit_storage_failures = self._counter(
+            "rate_limit_storage_failures",
             "Rate-limit storage calls that failed (unreachable, timeout, error); each one "
             "let its request through unlimited, or answered 503 when "
             "rate_limit.storage_failure_mode is closed.",
             ("kind",),
-            registry=r,
         )
         # livesum: with several workers, the sum over the workers alive now.
-        in_use = Gauge(
-            f"{NAMESPACE}_db_pool_connections_in_use",
+        in_use = self._gauge(
+            "db_pool_connections_in_use",
             "Database connections checked out of the pool now.",
             ("pool",),
-            registry=r,
-            multiprocess_mode="livesum",
+            "livesum",
         )
-        waiting = Gauge(
-            f"{NAMESPACE}_db_pool_waiting",
+        waiting = self._gauge(
+            "db_pool_waiting",
             "Threads getting a connection from the pool now (taking an idle one, opening "
             "one, or blocked because all are in use).",
             ("pool",),
-            registry=r,
-            multiprocess_mode="livesum",
+            "livesum",
         )
         self.pools = {pool: PoolGauges(in_use.labels(pool), waiting.labels(pool)) for pool in POOLS}
         # livemax: with several workers, 1 for every revision some live worker decides
         # with now (two during a switch), 0 for one they all left behind.
-        self._revision = Gauge(
-            f"{NAMESPACE}_policy_revision_info",
+        self._revision = self._gauge(
+            "policy_revision_info",
             "1 for the revision of the signed policy bundle this replica decides with now "
             "(OPA's provenance of its answers); 'none' when the sidecar serves no bundle "
             "revision. Replicas that disagree show as several revisions.",
             ("revision",),
-            registry=r,
-            multiprocess_mode="livemax",
+            "livemax",
         )
         self._revision_lock = threading.Lock()
         self._active_revision: str | None = None
         # Series that alerts and dashboards compare against exist from the start at 0,
         # so rate() and absent-series rules work before the first failure.
         self._start_at_zero()
+
+    # The three constructors put every metric under NAMESPACE in this app's registry.
+    def _counter(self, name: str, documentation: str, labels: tuple[str, ...]) -> Counter:
+        return Counter(f"{NAMESPACE}_{name}", documentation, labels, registry=self.registry)
+
+    def _histogram(
+        self, name: str, documentation: str, labels: tuple[str, ...], buckets: tuple[float, ...]
+    ) -> Histogram:
+        return Histogram(
+            f"{NAMESPACE}_{name}", documentation, labels, buckets=buckets, registry=self.registry
+        )
+
+    def _gauge(
+        self,
+        name: str,
+        documentation: str,
+        labels: tuple[str, ...],
+        mode: Literal["livesum", "livemax"],
+    ) -> Gauge:
+        """A gauge; ``mode`` says how multiprocess mode combines the workers' values."""
+        return Gauge(
+            f"{NAMESPACE}_{name}",
+            documentation,
+            labels,
+            registry=self.registry,
+            multiprocess_mode=mode,
+        )
 
     def _start_at_zero(self) -> None:
         """Create every series of a closed label set at 0, in every worker.

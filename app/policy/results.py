@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from agent_sdk.contracts import INTENT_REASONS
+from agent_sdk.policy_reasons import POLICY_REASONS
 from app.domain.decisions import OWN, ActingFor, ActingForMode, Decision
 from app.opa_client import OpaMalformed
 from app.policy.inputs import (
@@ -48,27 +49,9 @@ __all__ = [
     "parse_trigger_holders",
 ]
 
-# The closed list of reason codes (policies/authz/results/results.rego); a test pins
-# that both lists are equal.
-REASONS = frozenset(
-    {
-        "allowed",
-        "not_found",
-        "no_grant",
-        "archived",
-        "not_owner",
-        "not_self",
-        "subject_kind_not_allowed",
-        "unknown_action",
-        "inactive",
-        "not_enrolled",
-        "not_agent_owner",
-        "agent_inactive",
-        "unknown_provider",
-        "acting_for_exceeded",
-        "run_required",
-    }
-)
+# The closed list of reason codes (policies/authz/results/results.rego), as on the wire;
+# tests pin the Rego list, the contract's and this one equal.
+REASONS = POLICY_REASONS
 
 # The sides an acting-for decision names in ``failed`` (policies/authz/messages).
 _SIDES = ("agent", "requester")

@@ -24,7 +24,19 @@ import uuid
 from datetime import datetime
 from typing import Any, ClassVar, Final
 
-from sqlalchemy import Boolean, CheckConstraint, DateTime, Integer, MetaData, Text, func, text
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    Text,
+    func,
+    text,
+)
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.orm import DeclarativeBase, MappedColumn, mapped_column
 
@@ -85,6 +97,29 @@ def uuid_pk() -> MappedColumn[Any]:
 
 def created_at_column() -> MappedColumn[Any]:
     return mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+
+
+def cascade_to(table: str) -> MappedColumn[Any]:
+    """A foreign key to ``<table>.id`` whose row is deleted with the row it refers to."""
+    return mapped_column(ForeignKey(f"{table}.id", ondelete="CASCADE"))
+
+
+def membership_keys(table: str, owner: str) -> tuple[PrimaryKeyConstraint, Index]:
+    """The keys of ``table``, which pairs an owner (``owner`` column) with principals.
+
+    The primary key (owner, principal) serves "members of an owner"; the index
+    ``ix_<table>_principal_id`` serves "what a principal is a member of", which every
+    fact bundle needs.
+    """
+    return (
+        PrimaryKeyConstraint(owner, "principal_id"),
+        Index(f"ix_{table}_principal_id", "principal_id"),
+    )
+
+
+def unique_where(name: str, column: str, where: str) -> Index:
+    """A partial unique index ``name``: one row per ``column`` among the rows ``where``."""
+    return Index(name, column, unique=True, postgresql_where=text(where))
 
 
 class Base(DeclarativeBase):

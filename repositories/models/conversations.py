@@ -11,7 +11,6 @@ from sqlalchemy import (
     CheckConstraint,
     ForeignKey,
     Index,
-    PrimaryKeyConstraint,
     UniqueConstraint,
     text,
 )
@@ -25,8 +24,11 @@ from repositories.models.base import (
     SCAN_STATUSES,
     THREAD_KINDS,
     Base,
+    cascade_to,
     created_at_column,
+    membership_keys,
     one_of,
+    unique_where,
     uuid_pk,
 )
 
@@ -78,13 +80,10 @@ class ChannelMember(Base):
     """Membership of a principal in a channel (also the participants of a DM)."""
 
     __tablename__ = "channel_members"
-    __table_args__ = (
-        PrimaryKeyConstraint("channel_id", "principal_id"),
-        Index("ix_channel_members_principal_id", "principal_id"),
-    )
+    __table_args__ = membership_keys("channel_members", "channel_id")
 
-    channel_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
-    principal_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id", ondelete="CASCADE"))
+    channel_id: Mapped[uuid.UUID] = cascade_to("channels")
+    principal_id: Mapped[uuid.UUID] = cascade_to("principals")
 
 
 class Grant(Base):
@@ -118,18 +117,10 @@ class Grant(Base):
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    subject_principal_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("principals.id", ondelete="CASCADE")
-    )
-    subject_group_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("groups.id", ondelete="CASCADE")
-    )
-    target_space_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("spaces.id", ondelete="CASCADE")
-    )
-    target_channel_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("channels.id", ondelete="CASCADE")
-    )
+    subject_principal_id: Mapped[uuid.UUID | None] = cascade_to("principals")
+    subject_group_id: Mapped[uuid.UUID | None] = cascade_to("groups")
+    target_space_id: Mapped[uuid.UUID | None] = cascade_to("spaces")
+    target_channel_id: Mapped[uuid.UUID | None] = cascade_to("channels")
     level: Mapped[str]
     expires_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = created_at_column()
@@ -150,17 +141,9 @@ class Thread(Base):
         CheckConstraint("kind <> 'main' OR parent_message_id IS NULL", name="main_has_no_parent"),
         CheckConstraint("last_seq >= 0", name="last_seq_not_negative"),
         Index("ix_threads_channel_id", "channel_id"),
-        Index(
-            "ux_threads_one_main_per_channel",
-            "channel_id",
-            unique=True,
-            postgresql_where=text("kind = 'main'"),
-        ),
-        Index(
-            "ux_threads_parent_message_id",
-            "parent_message_id",
-            unique=True,
-            postgresql_where=text("parent_message_id IS NOT NULL"),
+        unique_where("ux_threads_one_main_per_channel", "channel_id", "kind = 'main'"),
+        unique_where(
+            "ux_threads_parent_message_id", "parent_message_id", "parent_message_id IS NOT NULL"
         ),
     )
 
@@ -226,7 +209,7 @@ class Attachment(Base):
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    message_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"))
+    message_id: Mapped[uuid.UUID] = cascade_to("messages")
     position: Mapped[int]
     file_id: Mapped[uuid.UUID]
     original_name: Mapped[str]

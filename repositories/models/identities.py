@@ -21,7 +21,9 @@ from repositories.models.base import (
     PRINCIPAL_STATUSES,
     TOKEN_KINDS,
     Base,
+    cascade_to,
     created_at_column,
+    membership_keys,
     one_of,
     uuid_pk,
 )
@@ -85,15 +87,10 @@ class GroupMember(Base):
     """Membership of a principal in a group."""
 
     __tablename__ = "group_members"
-    __table_args__ = (
-        PrimaryKeyConstraint("group_id", "principal_id"),
-        # The primary key serves "members of a group"; this serves "groups of a
-        # principal", which every fact bundle needs.
-        Index("ix_group_members_principal_id", "principal_id"),
-    )
+    __table_args__ = membership_keys("group_members", "group_id")
 
-    group_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("groups.id", ondelete="CASCADE"))
-    principal_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id", ondelete="CASCADE"))
+    group_id: Mapped[uuid.UUID] = cascade_to("groups")
+    principal_id: Mapped[uuid.UUID] = cascade_to("principals")
 
 
 class PrincipalPermission(Base):
@@ -102,7 +99,7 @@ class PrincipalPermission(Base):
     __tablename__ = "principal_permissions"
     __table_args__ = (PrimaryKeyConstraint("principal_id", "permission"),)
 
-    principal_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("principals.id", ondelete="CASCADE"))
+    principal_id: Mapped[uuid.UUID] = cascade_to("principals")
     permission: Mapped[str]
 
 
@@ -146,11 +143,7 @@ class ApiToken(Base):
     id: Mapped[uuid.UUID] = uuid_pk()
     token_hash: Mapped[str]
     kind: Mapped[str]
-    principal_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("principals.id", ondelete="CASCADE")
-    )
-    runner_id: Mapped[uuid.UUID | None] = mapped_column(
-        ForeignKey("runners.id", ondelete="CASCADE")
-    )
+    principal_id: Mapped[uuid.UUID | None] = cascade_to("principals")
+    runner_id: Mapped[uuid.UUID | None] = cascade_to("runners")
     created_at: Mapped[datetime] = created_at_column()
     revoked_at: Mapped[datetime | None]

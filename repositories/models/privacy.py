@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, ForeignKey, PrimaryKeyConstraint, UniqueConstraint
+from sqlalchemy import CheckConstraint, PrimaryKeyConstraint, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.domain.privacy import (
@@ -14,12 +14,19 @@ from app.domain.privacy import (
     PROVIDER_ID_PATTERN,
     TASK_KEY_PATTERN,
 )
-from repositories.models.base import Base, created_at_column, matches, one_of
+from repositories.models.base import Base, cascade_to, created_at_column, matches, one_of
 
 __all__ = ["ProviderPolicy", "RunProviderAttempt", "TaskPolicy"]
 
 
-class ProviderPolicy(Base):
+class _Ceilings:
+    """The ceiling columns both policy tables hold: an explicit level, or NULL."""
+
+    audit_content_ceiling: Mapped[str | None]
+    background_answer_ceiling: Mapped[str | None]
+
+
+class ProviderPolicy(_Ceilings, Base):
     """Privacy ceilings of one LLM provider: a row makes the provider known.
 
     A ceiling column holds an explicit level; NULL means the provider inherits the
@@ -32,19 +39,15 @@ class ProviderPolicy(Base):
     __table_args__ = (matches("provider_id", PROVIDER_ID_PATTERN),)
 
     provider_id: Mapped[str] = mapped_column(primary_key=True)
-    audit_content_ceiling: Mapped[str | None]
-    background_answer_ceiling: Mapped[str | None]
 
 
-class TaskPolicy(Base):
+class TaskPolicy(_Ceilings, Base):
     """Explicit privacy ceilings of one task (``runs.task_key``); NULL sets none."""
 
     __tablename__ = "task_policies"
     __table_args__ = (matches("task_key", TASK_KEY_PATTERN),)
 
     task_key: Mapped[str] = mapped_column(primary_key=True)
-    audit_content_ceiling: Mapped[str | None]
-    background_answer_ceiling: Mapped[str | None]
 
 
 class RunProviderAttempt(Base):
@@ -65,7 +68,7 @@ class RunProviderAttempt(Base):
         CheckConstraint("position >= 1", name="position_positive"),
     )
 
-    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    run_id: Mapped[uuid.UUID] = cascade_to("runs")
     attempt_id: Mapped[str]
     position: Mapped[int]
     provider_id: Mapped[str]

@@ -28,9 +28,11 @@ from repositories.models.base import (
     RUN_STATES,
     RUN_TRIGGER_KINDS,
     Base,
+    cascade_to,
     created_at_column,
     one_of,
     sql_list,
+    unique_where,
     uuid_pk,
 )
 
@@ -42,12 +44,7 @@ class AgentSession(Base):
 
     __tablename__ = "agent_sessions"
     __table_args__ = (
-        Index(
-            "ux_agent_sessions_current_per_thread",
-            "thread_id",
-            unique=True,
-            postgresql_where=text("is_current"),
-        ),
+        unique_where("ux_agent_sessions_current_per_thread", "thread_id", "is_current"),
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
@@ -124,8 +121,8 @@ class RunFollowup(Base):
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
-    message_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("messages.id", ondelete="CASCADE"))
+    run_id: Mapped[uuid.UUID] = cascade_to("runs")
+    message_id: Mapped[uuid.UUID] = cascade_to("messages")
     state: Mapped[str] = mapped_column(server_default=text("'pending'"))
     created_at: Mapped[datetime] = created_at_column()
 
@@ -137,7 +134,7 @@ class RunStep(Base):
     __table_args__ = (UniqueConstraint("run_id", "seq"),)
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    run_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    run_id: Mapped[uuid.UUID] = cascade_to("runs")
     seq: Mapped[int]
     # Any JSON document; its shape is owned by the run-step use case, not the schema.
     payload: Mapped[Any] = mapped_column(JSONB)
@@ -161,7 +158,7 @@ class SessionBinding(Base):
     )
 
     id: Mapped[uuid.UUID] = uuid_pk()
-    runner_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("runners.id", ondelete="CASCADE"))
+    runner_id: Mapped[uuid.UUID] = cascade_to("runners")
     enrollment_epoch: Mapped[int]
     container_name: Mapped[str]
     session_id: Mapped[str | None]

@@ -4,29 +4,16 @@ Without PostgreSQL or OPA: every response declares the ``X-Correlation-Id`` head
 each operation declares exactly its expected error statuses, each a shared Problem
 JSON component response (429 with ``Retry-After``, 401 with ``WWW-Authenticate:
 Bearer``); success and request bodies reference named schemas; and ``Problem`` carries
-the closed list of codes.
+the closed list of codes, in the order of the product's ``app.errors.PROBLEM_CODES``
+(whose classes tests/unit/test_problem.py pins to the same codes).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from app.errors import PROBLEM_CODES
 from tests.contract.openapi_document import iter_operations, resolve_ref
-
-PROBLEM_CODES = (
-    "unauthenticated",
-    "not_found",
-    "forbidden",
-    "invalid_request",
-    "validation_failed",
-    "conflict",
-    "rate_limited",
-    "service_unavailable",
-    "internal_error",
-    "method_not_allowed",
-    "payload_too_large",
-    "unsupported_media_type",
-)
 
 # Error statuses each operation must declare (beyond these, none may be declared).
 API_ERRORS = {"401", "404", "422", "429", "503", "500"}

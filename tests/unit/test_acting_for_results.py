@@ -8,11 +8,13 @@ with a bound run in mode ``own`` unless the policy said so.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 
-from agent_sdk.errors import POLICY_REASONS
+from agent_sdk.policy_reasons import POLICY_REASONS
 from app.domain.decisions import OWN, ActingFor, ActingForMode
 from app.opa_client import OpaMalformed
 from app.policy.inputs import ActingForInput
@@ -32,15 +34,33 @@ def _with(decision: dict[str, Any], acting_for: Any) -> dict[str, Any]:
     return {**decision, "acting_for": acting_for}
 
 
-def test_the_new_reasons_are_on_every_closed_list() -> None:
+def test_the_new_reasons_are_on_the_contracts_closed_list() -> None:
     import yaml
 
     spec = yaml.safe_load((REPO_ROOT / "openapi" / "openapi.yaml").read_text(encoding="utf-8"))
     listed = spec["components"]["schemas"]["Problem"]["x-policy-reasons"]
 
     assert {"acting_for_exceeded", "run_required"} <= REASONS
-    assert set(listed) == REASONS == POLICY_REASONS
+    assert set(listed) == REASONS
     assert len(listed) == len(set(listed))
+
+
+def test_the_server_and_the_sdk_share_one_reason_list() -> None:
+    assert REASONS is POLICY_REASONS
+
+
+@pytest.mark.parametrize(
+    "module", ["agent_sdk.policy_reasons", "agent_sdk.errors", "agent_sdk.rest", "agent_sdk.comms"]
+)
+def test_the_sdks_reason_list_loads_no_pydantic(module: str) -> None:
+    # The list lives outside agent_sdk.contracts because that package loads pydantic,
+    # which the SDK's plain modules (errors, rest, comms) must not; a fresh interpreter,
+    # since this one has long loaded pydantic.
+    probe = f"import sys, {module}; assert 'pydantic' not in sys.modules, 'pydantic loaded'"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_decision_without_acting_for_parses_as_before() -> None:

@@ -16,7 +16,6 @@ from app.policy import PolicyGateway, Role, Trust
 from app.policy.gateway import DECISION, RUN_CONTEXT, TRIGGER_HOLDERS
 from app.policy.inputs import AuthorRef, CandidateThread, RunContextInput
 from app.policy.results import (
-    REASONS,
     AuthorClass,
     parse_decision,
     parse_run_context,
@@ -86,18 +85,6 @@ class TestDecision:
 
     def test_malformed_is_unavailable_so_the_edge_answers_503(self) -> None:
         assert issubclass(OpaMalformed, OpaUnavailable)
-
-    def test_the_reason_list_is_the_closed_list_of_the_policies(self) -> None:
-        assert {
-            "allowed",
-            "not_found",
-            "no_grant",
-            "archived",
-            "not_owner",
-            "not_self",
-            "subject_kind_not_allowed",
-            "unknown_action",
-        } <= REASONS
 
 
 class TestRunContext:
