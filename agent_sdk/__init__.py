@@ -15,6 +15,8 @@ so it can be installed or vendored alone.
 * :mod:`agent_sdk.render`: fenced renderers for the comms transcript and the run
   context that a message body cannot forge.
 * :mod:`agent_sdk.errors`: every exception, under :class:`SdkError`.
+* :mod:`agent_sdk.policy_reasons`: the closed list of policy reasons (shared with the
+  server, no imports).
 * :mod:`agent_sdk.privacy`: the guarded dispatch helper that records every provider
   attempt (through :meth:`PrincipalClient.record_attempt`) before the chat or tool
   adapter is called.
