@@ -66,8 +66,12 @@ class ApiError(Exception):
     status: ClassVar[int] = 500
     code: ClassVar[str] = "internal_error"
     title: ClassVar[str] = "Internal error"
+    # The fixed detail of an error raised without one (``None``: the body has none).
+    default_detail: ClassVar[str | None] = None
 
     def __init__(self, detail: str | None = None) -> None:
+        if detail is None:
+            detail = self.default_detail
         super().__init__(detail or self.title)
         self.detail = detail
 
@@ -132,11 +136,7 @@ class PayloadTooLarge(ApiError):
     status = 413
     code = "payload_too_large"
     title = "Payload too large"
-
-    def __init__(
-        self, detail: str = "The request body is larger than this service accepts."
-    ) -> None:
-        super().__init__(detail)
+    default_detail = "The request body is larger than this service accepts."
 
 
 class UnsupportedMediaType(ApiError):
@@ -145,11 +145,7 @@ class UnsupportedMediaType(ApiError):
     status = 415
     code = "unsupported_media_type"
     title = "Unsupported media type"
-
-    def __init__(
-        self, detail: str = "The request body needs Content-Type application/json."
-    ) -> None:
-        super().__init__(detail)
+    default_detail = "The request body needs Content-Type application/json."
 
 
 class NotFound(ApiError):

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from app.errors import Unauthenticated, UnsupportedMediaType
 from app.http.app_state import served_app
+from app.http.asgi import HttpMiddleware
 from app.http.correlation import note_operation
 from app.http.headers import header_value
 from app.http.token_info import actor_of, runner_of
@@ -60,16 +61,10 @@ def check_json_content_type(content_type: str | None) -> None:
             raise UnsupportedMediaType("The request body must be UTF-8 JSON.")
 
 
-class AdmissionMiddleware:
+class AdmissionMiddleware(HttpMiddleware):
     """Connexion middleware at ``MiddlewarePosition.BEFORE_VALIDATION`` (see module doc)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         extensions: dict[str, Any] = scope.get("extensions", {})
         # The spec's operationId (app.main.SnakeCaseResolver keeps it for routing).
         operation_id = extensions.get(_ROUTING, {}).get("operation_id")

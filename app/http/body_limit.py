@@ -20,6 +20,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import PayloadTooLarge
+from app.http.asgi import HttpMiddleware
 from app.http.headers import header_value
 
 __all__ = ["BodyLimitMiddleware"]
@@ -31,17 +32,14 @@ def _declared_length(scope: Scope) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-class BodyLimitMiddleware:
+class BodyLimitMiddleware(HttpMiddleware):
     """ASGI middleware: at most ``max_bytes`` of request body reach the app."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = self.max_bytes
         received = 0
         checked_length = False

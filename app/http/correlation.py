@@ -25,6 +25,7 @@ from typing import Protocol
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.http.asgi import HttpMiddleware
 from app.http.headers import header_value
 
 __all__ = [
@@ -93,7 +94,7 @@ class RequestObserver(Protocol):
         """A request starts with ``correlation_id``; follow it with the returned watch."""
 
 
-class CorrelationMiddleware:
+class CorrelationMiddleware(HttpMiddleware):
     """ASGI middleware that sets the correlation id and adds the response header.
 
     Args:
@@ -102,13 +103,10 @@ class CorrelationMiddleware:
     """
 
     def __init__(self, app: ASGIApp, observer: RequestObserver | None = None) -> None:
-        self.app = app
+        super().__init__(app)
         self.observer = observer
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         incoming = header_value(scope, b"x-correlation-id") or ""
         correlation_id = incoming if _SAFE.match(incoming) else uuid.uuid4().hex
         token = _current.set(correlation_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.errors import NotFound
+from app.http.asgi import HttpMiddleware
 from app.http.problem import problem_response
 
 __all__ = ["EdgeMiddleware", "normal_media_type"]
@@ -32,7 +33,7 @@ def normal_media_type(value: str) -> str:
     return "; ".join(parts)
 
 
-class EdgeMiddleware:
+class EdgeMiddleware(HttpMiddleware):
     """ASGI middleware: normal media types, 404 for a trailing slash (see module doc).
 
     Args:
@@ -41,13 +42,10 @@ class EdgeMiddleware:
     """
 
     def __init__(self, app: ASGIApp, open_prefixes: tuple[str, ...] = ()) -> None:
-        self.app = app
+        super().__init__(app)
         self.open_prefixes = open_prefixes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
         if len(path) > 1 and path.endswith("/") and not path.startswith(self.open_prefixes):
             await problem_response(NotFound())(scope, receive, send)

@@ -185,10 +185,7 @@ class RateLimiter:
         if item is None:
             return
         admitted = await self._ask(lambda: self._window.hit(item, rate_class, key))
-        if admitted is UNAVAILABLE:
-            self._unavailable()
-        elif not admitted:
-            await self._refuse(item, rate_class, key)
+        await self._enforce(admitted, item, rate_class, key)
 
     def check_blocking(self, rate_class: str, key: str) -> None:
         """:meth:`check` from a sync handler's worker thread (runs it on the event loop).
@@ -219,10 +216,7 @@ class RateLimiter:
         if item is None or not self._suspected(address):
             return
         room = await self._ask(lambda: self._window.test(item, FAILED_AUTH_CLASS, address))
-        if room is UNAVAILABLE:
-            self._unavailable()
-        elif not room:
-            await self._refuse(item, FAILED_AUTH_CLASS, address)
+        await self._enforce(room, item, FAILED_AUTH_CLASS, address)
 
     async def authentication_failed(self, address: str) -> None:
         """Count one failed authentication of ``address`` (its answer stays 401).
@@ -269,11 +263,17 @@ class RateLimiter:
             self._on_storage_failure(kind)
         return UNAVAILABLE
 
-    def _unavailable(self) -> None:
-        if self._fail_closed:
-            raise ServiceUnavailable(
-                "The rate-limit storage cannot answer.", source=FAIL_CLOSED_SOURCE
-            )
+    async def _enforce(
+        self, room: bool | _Unavailable, item: RateLimitItem, rate_class: str, key: str
+    ) -> None:
+        """Refuse when the window has no room; without an answer, pass or fail closed."""
+        if room is UNAVAILABLE:
+            if self._fail_closed:
+                raise ServiceUnavailable(
+                    "The rate-limit storage cannot answer.", source=FAIL_CLOSED_SOURCE
+                )
+        elif not room:
+            await self._refuse(item, rate_class, key)
 
     async def _refuse(self, item: RateLimitItem, rate_class: str, key: str) -> None:
         stats = await self._ask(lambda: self._window.get_window_stats(item, rate_class, key))

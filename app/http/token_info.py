@@ -7,7 +7,7 @@ runner that holds the token); the admission middleware and the handlers read it 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from app.domain.identity import Actor, RunnerIdentity, TokenHolder
 
@@ -15,6 +15,7 @@ __all__ = ["actor_of", "runner_of", "token_info"]
 
 _ACTOR = "actor"
 _RUNNER = "runner"
+_Holder = TypeVar("_Holder", Actor, RunnerIdentity)
 
 
 def token_info(holder: TokenHolder) -> dict[str, Any]:
@@ -24,17 +25,18 @@ def token_info(holder: TokenHolder) -> dict[str, Any]:
 
 def actor_of(token_info: Any) -> Actor | None:
     """The actor inside Connexion's ``token_info``, or ``None`` for a public operation."""
-    if isinstance(token_info, dict):
-        actor = token_info.get(_ACTOR)
-        if isinstance(actor, Actor):
-            return actor
-    return None
+    return _held(token_info, _ACTOR, Actor)
 
 
 def runner_of(token_info: Any) -> RunnerIdentity | None:
     """The runner inside Connexion's ``token_info``, or ``None``."""
+    return _held(token_info, _RUNNER, RunnerIdentity)
+
+
+def _held(token_info: Any, key: str, kind: type[_Holder]) -> _Holder | None:
+    """The holder of ``kind`` under ``key`` in ``token_info``, or ``None``."""
     if isinstance(token_info, dict):
-        runner = token_info.get(_RUNNER)
-        if isinstance(runner, RunnerIdentity):
-            return runner
+        holder = token_info.get(key)
+        if isinstance(holder, kind):
+            return holder
     return None

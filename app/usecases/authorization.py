@@ -11,6 +11,7 @@ is told of every decision, every audit write and every filter mismatch.
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass
 from typing import NoReturn, Protocol
 
 from app.domain.decisions import Decision
@@ -57,10 +58,11 @@ def decision_error(decision: Decision) -> ApiError:
     return Forbidden(decision.reason)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Authorizer:
     """Decide actions and audit denials.
 
-    Args:
+    Attributes:
         policy: the policy gateway.
         audit: the denial sink; it writes outside the request's transaction, so the
             row survives the rollback that the denial causes.
@@ -68,16 +70,10 @@ class Authorizer:
             default.
     """
 
-    def __init__(
-        self,
-        policy: PolicyGateway,
-        audit: DenialAudit,
-        *,
-        observer: DecisionObserver | None = None,
-    ) -> None:
-        self.policy = policy
-        self._audit = audit
-        self._observer = observer
+    policy: PolicyGateway
+    audit: DenialAudit
+    _: KW_ONLY
+    observer: DecisionObserver | None = None
 
     def require(
         self,
@@ -109,8 +105,8 @@ class Authorizer:
         if acting_for is not None:
             request["acting_for"] = acting_for
         decision = self.policy.decide(request)
-        if self._observer is not None:
-            self._observer.decided(action, decision)
+        if self.observer is not None:
+            self.observer.decided(action, decision)
         if not decision.allow:
             self._record(actor, action, resource, decision)
             raise decision_error(decision)
@@ -127,8 +123,8 @@ class Authorizer:
         Raises:
             NotFound, Forbidden: always (``decision`` must be a deny).
         """
-        if self._observer is not None:
-            self._observer.decided(action, decision)
+        if self.observer is not None:
+            self.observer.decided(action, decision)
         self._record(actor, action, resource, decision)
         raise decision_error(decision)
 
@@ -139,12 +135,12 @@ class Authorizer:
         disagree (decisions.md S0-3). The caller drops them and logs the counts;
         this counts them for the operators' authorization-error signal.
         """
-        if self._observer is not None and dropped > 0:
-            self._observer.filter_mismatch(action, dropped)
+        if self.observer is not None and dropped > 0:
+            self.observer.filter_mismatch(action, dropped)
 
     def _record(self, actor: Subject, action: str, resource: Resource, decision: Decision) -> None:
-        self._audit.record(
+        self.audit.record(
             actor_id=actor.id, action=action, resource_kind=resource["kind"], decision=decision
         )
-        if self._observer is not None:
-            self._observer.denial_audited(action, decision)
+        if self.observer is not None:
+            self.observer.denial_audited(action, decision)

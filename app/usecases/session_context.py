@@ -10,6 +10,7 @@ navigation targets with the caller's real grants to ``data.sessioncontext.resolv
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -114,25 +115,19 @@ def resolution(request: SessionResolveRequest, verdict: SessionContextVerdict) -
     return body
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
 class ResolveSessionContext:
     """Answer ``resolveSessionContext`` (``session_context.resolve``, people only).
 
-    Args:
+    Attributes:
         reader: opens a read-only unit (one statement: the caller's fact bundle).
         policy: decides the caller and resolves the turn in one round trip.
         decisions: told about the caller's decision (metrics); none by default.
     """
 
-    def __init__(
-        self,
-        *,
-        reader: UnitFactory,
-        policy: PolicyGateway,
-        decisions: DecisionObserver | None = None,
-    ) -> None:
-        self._reader = reader
-        self._policy = policy
-        self._decisions = decisions
+    reader: UnitFactory
+    policy: PolicyGateway
+    decisions: DecisionObserver | None = None
 
     def __call__(self, actor: Actor, action: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """The caller's real permissions, reachable surfaces and intent decisions.
@@ -144,13 +139,13 @@ class ResolveSessionContext:
             OpaUnavailable: OPA cannot answer, or answers undefined or malformed.
         """
         request = parse_request(body)
-        with self._reader() as uow:
+        with self.reader() as uow:
             facts = uow.facts.bundle([actor.id], [])
-        verdict = self._policy.resolve_session_context(
+        verdict = self.policy.resolve_session_context(
             policy_input(action, actor.id, facts, request)
         )
-        if self._decisions is not None:
-            self._decisions.decided(action, verdict.decision)
+        if self.decisions is not None:
+            self.decisions.decided(action, verdict.decision)
         if not verdict.decision.allow:
             # Not through Authorizer: it audits every denial, and this read-only
             # resolution is unaudited (decisions.md S3), on an allow and on a denial alike.

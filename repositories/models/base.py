@@ -32,13 +32,12 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
-    PrimaryKeyConstraint,
     Text,
     func,
     text,
 )
 from sqlalchemy.dialects.postgresql import UUID
-from sqlalchemy.orm import DeclarativeBase, MappedColumn, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, MappedColumn, mapped_column
 
 PRINCIPAL_KINDS: Final = ("user", "agent", "app")
 PRINCIPAL_STATUSES: Final = ("active", "pending", "disabled", "deleted")
@@ -99,21 +98,23 @@ def created_at_column() -> MappedColumn[Any]:
     return mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
 
 
-def cascade_to(table: str) -> MappedColumn[Any]:
+def cascade_to(table: str, *, primary_key: bool = False) -> MappedColumn[Any]:
     """A foreign key to ``<table>.id`` whose row is deleted with the row it refers to."""
-    return mapped_column(ForeignKey(f"{table}.id", ondelete="CASCADE"))
+    return mapped_column(ForeignKey(f"{table}.id", ondelete="CASCADE"), primary_key=primary_key)
 
 
-def membership_keys(table: str, owner: str) -> tuple[PrimaryKeyConstraint, Index]:
-    """The keys of ``table``, which pairs an owner (``owner`` column) with principals.
+class Membership:
+    """Mixin of a table that pairs an owner with principals (channel or group members).
 
-    The primary key (owner, principal) serves "members of an owner"; the index
+    The table declares its owner column, ``cascade_to(<owner table>, primary_key=True)``;
+    ``principal_id`` follows it (a mixin's columns come after the table's own). The
+    primary key (owner, principal) serves "members of an owner"; the index
     ``ix_<table>_principal_id`` serves "what a principal is a member of", which every
     fact bundle needs.
     """
-    return (
-        PrimaryKeyConstraint(owner, "principal_id"),
-        Index(f"ix_{table}_principal_id", "principal_id"),
+
+    principal_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("principals.id", ondelete="CASCADE"), primary_key=True, index=True
     )
 
 

@@ -24,9 +24,9 @@ from repositories.models.base import (
     SCAN_STATUSES,
     THREAD_KINDS,
     Base,
+    Membership,
     cascade_to,
     created_at_column,
-    membership_keys,
     one_of,
     unique_where,
     uuid_pk,
@@ -76,14 +76,12 @@ class Channel(Base):
     created_at: Mapped[datetime] = created_at_column()
 
 
-class ChannelMember(Base):
+class ChannelMember(Membership, Base):
     """Membership of a principal in a channel (also the participants of a DM)."""
 
     __tablename__ = "channel_members"
-    __table_args__ = membership_keys("channel_members", "channel_id")
 
-    channel_id: Mapped[uuid.UUID] = cascade_to("channels")
-    principal_id: Mapped[uuid.UUID] = cascade_to("principals")
+    channel_id: Mapped[uuid.UUID] = cascade_to("channels", primary_key=True)
 
 
 class Grant(Base):

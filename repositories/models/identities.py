@@ -21,9 +21,9 @@ from repositories.models.base import (
     PRINCIPAL_STATUSES,
     TOKEN_KINDS,
     Base,
+    Membership,
     cascade_to,
     created_at_column,
-    membership_keys,
     one_of,
     uuid_pk,
 )
@@ -83,14 +83,12 @@ class Group(Base):
     created_at: Mapped[datetime] = created_at_column()
 
 
-class GroupMember(Base):
+class GroupMember(Membership, Base):
     """Membership of a principal in a group."""
 
     __tablename__ = "group_members"
-    __table_args__ = membership_keys("group_members", "group_id")
 
-    group_id: Mapped[uuid.UUID] = cascade_to("groups")
-    principal_id: Mapped[uuid.UUID] = cascade_to("principals")
+    group_id: Mapped[uuid.UUID] = cascade_to("groups", primary_key=True)
 
 
 class PrincipalPermission(Base):
