@@ -15,11 +15,8 @@ from policydiff.corpus import Record
 from policydiff.families.base import (
     ACTORS,
     CHANNEL,
-    CHANNEL_ACTIONS,
-    GRANT_CHOICES,
     GROUP,
     RUN,
-    RUNNER_ACTIONS,
     Family,
     Generator,
     decision_input,
@@ -27,6 +24,7 @@ from policydiff.families.base import (
     generated_record,
     grant_facts,
     grants_of,
+    level_cases,
     principal_facts,
 )
 from repositories.models import RUN_STATES
@@ -34,43 +32,27 @@ from repositories.models import RUN_STATES
 
 def _channel_actions(g: Generator) -> Iterator[Record]:
     """message.list, message.read, message.post over the whole level fact space."""
-    dims = itertools.product(
-        CHANNEL_ACTIONS,
-        ACTORS,
-        g.listed_statuses,
-        GRANT_CHOICES,
-        ("no", "yes"),
-        ("regular", "dm"),
-        ("none", "channel", "space"),
-    )
-    for action, actor_type, status, grant, member, channel_kind, archived in dims:
+    dims = itertools.product(g.channel_actions, ACTORS, g.listed_statuses, level_cases())
+    for action, actor_type, status, case in dims:
         actor, kind, owner = ACTORS[actor_type]
-        groups = [GROUP] if grant[1] == "group" else []
-        facts = fact_bundle(
-            {actor: principal_facts(kind, status, owner=owner, groups=groups)},
-            channel_kind=channel_kind,
-            archived=archived,
-            members=[actor] if member == "yes" else [],
-            grants=grants_of(actor, grant),
-        )
         yield generated_record(
             DECISION,
-            decision_input(action, actor, resources.channel(CHANNEL), facts),
+            decision_input(
+                action,
+                actor,
+                resources.channel(CHANNEL),
+                case.facts(actor, kind, status, owner=owner),
+            ),
             action,
             actor=actor_type,
             status=status,
-            grant=grant[0],
-            via=grant[1],
-            expiry=grant[2],
-            member=member,
-            channel=channel_kind,
-            archived=archived,
+            **case.dimensions(),
         )
 
 
 def _channel_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
     """Per action, one pivot per way to reach the channel, at the action's level."""
-    for action in CHANNEL_ACTIONS:
+    for action in g.channel_actions:
         level = "write" if action == "message.post" else "read"
         people = {"alex": principal_facts("user", groups=[GROUP])}
         ways: list[tuple[dict[str, PrincipalFacts], list[GrantFacts], list[str], str]] = [
@@ -99,14 +81,13 @@ _RUN_ACTORS: dict[str, tuple[str, str, bool]] = {
     "owner": ("robin", "user", True),
     "app": ("importer", "app", False),
 }
-_RUN_ACTIONS = ("run.context.read", "provider.attempt", "run.content.write", "run.privacy.read")
 
 
 def _run_actions(g: Generator) -> Iterator[Record]:
     """run.context.read and the run privacy actions: actor, status, run state, access."""
     states = (*g.enum("state", RUN_STATES), "no such run")
     for action, actor_type, status, state, access in itertools.product(
-        _RUN_ACTIONS, _RUN_ACTORS, g.statuses, states, ("none", "read")
+        g.run_actions, _RUN_ACTORS, g.statuses, states, ("none", "read")
     ):
         actor, kind, owner = _RUN_ACTORS[actor_type]
         principals = {actor: principal_facts(kind, status, owner=owner)}
@@ -134,7 +115,7 @@ def _run_actions(g: Generator) -> Iterator[Record]:
 
 def _run_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
     """The run's agent on its live run; another agent and a person who read the channel."""
-    for action in _RUN_ACTIONS:
+    for action in g.run_actions:
         for actor, kind in (("lotse", "agent"), ("texter", "agent"), ("alex", "user")):
             principals = {actor: principal_facts(kind), "lotse": principal_facts("agent")}
             facts = fact_bundle(
@@ -171,9 +152,9 @@ def _instance_actors(
 def _instance_action_names(g: Generator) -> list[str]:
     """Every action the policies name that no other family generates, plus unknown ones."""
     others = {
-        *CHANNEL_ACTIONS,
-        *_RUN_ACTIONS,
-        *RUNNER_ACTIONS,
+        *g.channel_actions,
+        *g.run_actions,
+        *g.runner_actions,
         _HOLDERS_QUERY,
         _PROVISION,
     }
