@@ -58,6 +58,7 @@ __all__ = [
     "ScratchOpa",
     "batch_module",
     "data_files",
+    "end_process",
     "extract_revision",
     "free_port",
     "replay",
@@ -74,6 +75,19 @@ Outcome = dict[str, Any]
 
 _PACKAGE = re.compile(r"^package\s+([\w.\"\[\]-]+)", re.MULTILINE)
 _IMPORT = re.compile(r"^import\s+data\.([\w.]+)", re.MULTILINE)
+
+
+def end_process(process: subprocess.Popen[Any], timeout: float = 10) -> None:
+    """Terminate ``process`` if it runs, and kill it if it has not ended in ``timeout``
+    seconds (a server that ignores SIGTERM must not outlive the tool)."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class ScratchError(RuntimeError):
@@ -252,13 +266,8 @@ class ScratchOpa:
         if self._loader is not None:
             with contextlib.suppress(Exception):
                 self._loader.close_connection()
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+        if self._process is not None:
+            end_process(self._process)
 
     def close(self) -> None:
         """End the OPA process and close its output file (idempotent; no restart after)."""
