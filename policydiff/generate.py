@@ -1,41 +1,7 @@
-"""The generated corpus: the fact space of every action and entry point, adequate by construction.
+"""The generated corpus: every family's records, the variants of their pivots and seeded
+mixtures, in a fixed order, with the vocabulary and actions read from the policies.
 
-Three layers, all deterministic:
-
-1. **Families** (the decision tables). Each family builds the inputs of one kind of
-   question from a few dimensions (principal kind and status, grant level and how it
-   reaches the channel, expiry, membership, DM or regular, archive flags, run state,
-   ...) and enumerates their product. Every record carries its dimensions as its
-   ``label``, which the decision tables (:mod:`policydiff.doc`) read.
-2. **Variants of pivots** (the adequacy layer, :mod:`policydiff.variants`). Each
-   family names a few *pivots*, inputs where its rules are met, and every fact of a
-   pivot is changed on its own: another id of the world where the rules compare ids
-   (another channel of the same space, another space, another runner, another
-   agent's run), each time at the boundary of ``now`` (one second before, exactly,
-   one second after) and malformed, every other value and an ``unknown`` value of
-   every enum, wrong types and missing keys of every stored fact, permissions for
-   every principal kind.
-3. **Mixtures**: seeded inputs with several grants and candidates at once (the
-   maximum of levels, several holders), drawn with :class:`random.Random`.
-
-**Derived, not listed.** The values of every enum come from the service's schema
-(``repositories/models/``, ``app/domain/privacy.py``) *and from the policies
-themselves*: every string a rule compares with an input field, read from OPA's AST
-(:func:`policydiff.rego_vocabulary.vocabulary`), so a new state, origin, kind, level or action
-in Rego is generated without editing this module. The session-context registry
-(surfaces, tools, permissions) is read from the policies folder. The shapes that
-variants change come from the typed inputs (``app/policy/inputs.py``), so a new
-field of the input contract is varied as soon as it is typed.
-
-**Adding a family** (a new action or input, e.g. a session bound to a run): write a
-function that yields labelled records over the new dimensions (for the table) and a
-function that yields one pivot per rule branch that allows (or answers
-differently), and add both to the ``FAMILIES`` of their module in
-:mod:`policydiff.families` (the world they share is :mod:`policydiff.families.base`).
-The variants, the unknown values and the boundaries follow from the pivots.
-
-Ids are readable names (``alex``, ``general``) rather than uuids: the policies compare
-ids only for equality, and reviewers read the examples.
+Why three layers: ADR 0017; families, actions and variants: docs/policy-review.md.
 """
 
 from __future__ import annotations

@@ -1,32 +1,8 @@
 """Scratch OPA servers: a policy set served on a free loopback port, replayed in batches.
 
-Each :class:`ScratchOpa` runs ``.bin/opa run --server`` with no bundle on
-``127.0.0.1:<free port>``, then loads the policy folder through the REST API with
-opa-python-client (the library's purpose: policy upload and health checks), waits for
-``/health`` with it, and finally loads a generated batch module,
-``package policydiff_batch``, with one rule per entry point of
-:data:`app.policy.gateway.ENTRYPOINTS`::
-
-    authz__decision := [_authz__decision(x) | some x in input.items]
-    _authz__decision(x) := {"result": r} if {
-        r := data.authz.decision with input as x
-    } else := {}
-
-OSS OPA has no batch endpoint; this evaluates hundreds of records per HTTP request,
-each under its own ``input``, and maps an undefined answer to ``{}``. Records are
-sent with the service's own transport (:class:`app.opa_client.OpaClient`, urllib3 and
-orjson), which is several times faster than requests with the standard json module on
-tens of thousands of records.
-
-A batch that OPA cannot evaluate as a whole (a policy raising a conflict error for
-some input) is split in halves until the failing records are found; each of them
-gets ``{"error": <OPA's code>}`` as its outcome, so one bad input never hides the rest.
-
-:func:`replay` sends a corpus to one or more started servers in batches, several in
-flight at once.
-
-:func:`extract_revision` writes a git revision's ``policies/`` into a folder with
-``git archive``.
+A generated ``policydiff_batch`` module evaluates hundreds of records per request
+(ADR 0014); :func:`replay` sends a corpus to started servers, :func:`extract_revision`
+writes a git revision's ``policies/`` into a folder.
 """
 
 from __future__ import annotations
