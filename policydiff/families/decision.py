@@ -74,6 +74,9 @@ def _channel_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
             yield DECISION, decision_input(action, "alex", resources.channel(CHANNEL), facts)
 
 
+# The labels of a record in its decision table: dimension to value.
+Labels = dict[str, str]
+
 _RUN_ACTORS: dict[str, tuple[str, str, bool]] = {
     "run agent": ("lotse", "agent", False),
     "other agent": ("texter", "agent", False),
@@ -102,14 +105,9 @@ def _run_actions(g: Generator) -> Iterator[Record]:
             if state == "no such run"
             else resources.run(RUN, agent_id="lotse", channel_id=CHANNEL, state=state)
         )
+        labels = {"actor": actor_type, "status": status, "run": state, "access": access}
         yield generated_record(
-            DECISION,
-            decision_input(action, actor, resource, facts),
-            action,
-            actor=actor_type,
-            status=status,
-            run=state,
-            access=access,
+            DECISION, decision_input(action, actor, resource, facts), action, **labels
         )
 
 
@@ -132,10 +130,8 @@ def _run_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
 _UNKNOWN_ACTIONS = ("admin.everything", "message.delete")
 
 
-def _instance_actors(
-    g: Generator,
-) -> Iterator[tuple[str, str, str, str, dict[str, PrincipalFacts]]]:
-    """(actor type, status, permission, actor id, principals) for instance-wide questions.
+def _instance_actors(g: Generator) -> Iterator[tuple[str, dict[str, PrincipalFacts], Labels]]:
+    """(actor id, principals, table labels) for instance-wide questions.
 
     Every principal kind of :data:`ACTORS` is generated with and without each
     permission the authorization rules compare, so every kind holds them once.
@@ -145,8 +141,9 @@ def _instance_actors(
         actor, kind, owner = ACTORS[actor_type]
         permissions = [] if permission == "none" else [permission]
         principal = principal_facts(kind, status, owner=owner, permissions=permissions)
-        yield actor_type, status, permission, actor, {actor: principal}
-    yield "unknown", "-", "-", "nobody", {}
+        labels = {"actor": actor_type, "status": status, "permission": permission}
+        yield actor, {actor: principal}, labels
+    yield "nobody", {}, {"actor": "unknown", "status": "-", "permission": "-"}
 
 
 def _instance_action_names(g: Generator) -> list[str]:
@@ -165,15 +162,9 @@ def _instance_action_names(g: Generator) -> list[str]:
 def _instance_actions(g: Generator) -> Iterator[Record]:
     """admin.*, explain, health, session_context.resolve and unknown actions."""
     for action in _instance_action_names(g):
-        for actor_type, status, permission, actor, principals in _instance_actors(g):
-            yield generated_record(
-                DECISION,
-                decision_input(action, actor, resources.instance(), fact_bundle(principals)),
-                action,
-                actor=actor_type,
-                status=status,
-                permission=permission,
-            )
+        for actor, principals, labels in _instance_actors(g):
+            request = decision_input(action, actor, resources.instance(), fact_bundle(principals))
+            yield generated_record(DECISION, request, action, **labels)
 
 
 def _instance_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
@@ -200,19 +191,11 @@ _HOLDERS_QUERY = "authz.trigger_holders.query"
 def _trigger_holders_query(g: Generator) -> Iterator[Record]:
     """authz.trigger_holders.query: who may ask, on a known or an unknown channel."""
     for channel in ("known", "unknown"):
-        for actor_type, status, permission, actor, principals in _instance_actors(g):
-            target = CHANNEL if channel == "known" else "nowhere"
-            yield generated_record(
-                DECISION,
-                decision_input(
-                    _HOLDERS_QUERY, actor, resources.channel(target), fact_bundle(principals)
-                ),
-                _HOLDERS_QUERY,
-                actor=actor_type,
-                status=status,
-                permission=permission,
-                channel=channel,
-            )
+        target = CHANNEL if channel == "known" else "nowhere"
+        for actor, principals, labels in _instance_actors(g):
+            resource = resources.channel(target)
+            request = decision_input(_HOLDERS_QUERY, actor, resource, fact_bundle(principals))
+            yield generated_record(DECISION, request, _HOLDERS_QUERY, **labels, channel=channel)
 
 
 def _trigger_holders_query_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
