@@ -1,20 +1,8 @@
-"""``python -m app policy ...``: the reviewer's commands.
+"""``python -m app policy ...``: the reviewer's commands ``diff``, ``generate``, ``capture``,
+``doc`` and ``mutants`` (usage and exit statuses: docs/policy-guide.md, docs/policy-review.md).
 
-* ``diff --base REV``: replay the corpus against the base revision's ``policies/`` and
-  the working tree's, report every decision that changes (``--base-bundle FILE``: the
-  base is a built bundle, what the sidecars run; ``policydiff.bundles``). Exit status 0
-  without changes, 1 with changes, 2 when it could not run; with ``--expect FILE`` 0 when
-  exactly the listed groups changed, else 1; with ``--require-answers`` also 1 when
-  the head policies leave a record unanswered.
-* ``generate``: write the generated corpus (seeded, deterministic).
-* ``capture LOG ...``: turn OPA decision logs into a captured corpus.
-* ``doc [--check]``: render (or check) ``docs/policy-decisions.md``.
-* ``mutants [--sample N] [--gate]``: mutation testing of the policies: ``opa test``
-  and the diff on every single-point mutant (or a seeded sample), with the gate of
-  ``make test`` (exit 1 when it fails).
-
-``app/__main__.py`` hands everything after ``policy`` to :func:`main`, and imports
-this module only then, so the service's own commands never load it.
+``app/__main__.py`` imports this module only for ``policy``, so the service's own
+commands never load it.
 """
 
 from __future__ import annotations

@@ -1,34 +1,8 @@
 """What changed between the base and the head answer to one record, by kind.
 
-:func:`changes` compares two outcomes (``{"result": ...}``, ``{}`` for undefined or
-``{"error": code}``) of one record and names every change in the vocabulary of the
-report: the *action* it concerns (the input's action, or the part of a batch answer)
-and the *kind*:
-
-=========================  =========================================================
-kind                       meaning
-=========================  =========================================================
-``deny_to_allow``          allowed now, denied before (a decision, a readable
-                           position, a reachable surface, an intent, a provider)
-``allow_to_deny``          denied now, allowed before
-``reason_changed``         still denied (or refused), for another reason
-``status_changed``         same allow and reason, another HTTP status
-``trust_or_role_changed``  a run-context author's role or trust marker
-``trigger_holders_changed``  who holds trigger
-``permissions_changed``    the caller's permissions of a session-context resolution
-``ceilings_changed``       a run's privacy ceilings or what they keep
-``acting_for_changed``     the same allow, reason and status, another ``acting_for``:
-                           the mode (run, own), the bound run or the ``failed`` sides
-``became_undefined``       an answer before, none now (the app fails closed: 503)
-``became_defined``         no answer before, one now
-``became_error``           OPA fails to evaluate the record now
-``other_changed``          any other difference (nothing is ever dropped silently)
-=========================  =========================================================
-
-A change is *widening* when it gives more than before: deny to allow, a stronger
-trust marker or a role that reads as a person's or the agent's own, a new trigger
-holder or permission, a looser ceiling, and a denial that becomes visible (404 to
-403 reveals that the resource exists). Widening changes are listed first.
+:func:`changes` names each change with its action and kind (``deny_to_allow``,
+``reason_changed``, ...) and whether it widens; the kinds are listed in
+docs/policy-guide.md.
 """
 
 from __future__ import annotations

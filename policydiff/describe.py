@@ -28,6 +28,15 @@ def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+# The ids a decision's resource names, by resource kind: its key and the role it plays.
+_RESOURCE_ROLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "run": (("agent_id", "run agent"), ("channel_id", "channel")),
+    "binding": (("agent_id", "bound agent"), ("runner_id", "binding's runner")),
+    "agent": (("id", "agent to provision"), ("owner_id", "agent's owner")),
+    "channel": (("id", "channel"),),
+}
+
+
 def roles(entrypoint: str, input: Any) -> dict[str, str]:
     """The role of each id in ``input``: who it is in this question.
 
@@ -49,19 +58,10 @@ def roles(entrypoint: str, input: Any) -> dict[str, str]:
         put(run.get("agent_id"), "run agent")
         put(run.get("triggered_by"), "triggering person")
         put(run.get("channel_id"), "channel")
-    if entrypoint == DECISION:
-        kind = resource.get("kind")
-        if kind == "run":
-            put(resource.get("agent_id"), "run agent")
-            put(resource.get("channel_id"), "channel")
-        elif kind == "binding":
-            put(resource.get("agent_id"), "bound agent")
-            put(resource.get("runner_id"), "binding's runner")
-        elif kind == "agent":
-            put(resource.get("id"), "agent to provision")
-            put(resource.get("owner_id"), "agent's owner")
-        elif kind == "channel":
-            put(resource.get("id"), "channel")
+    kind = resource.get("kind")
+    if entrypoint == DECISION and isinstance(kind, str):
+        for key, role in _RESOURCE_ROLES.get(kind, ()):
+            put(resource.get(key), role)
     put(input.get("channel_id"), "channel")
     acting_for = input.get("acting_for")
     if isinstance(acting_for, dict):

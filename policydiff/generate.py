@@ -1,41 +1,7 @@
-"""The generated corpus: the fact space of every action and entry point, adequate by construction.
+"""The generated corpus: every family's records, the variants of their pivots and seeded
+mixtures, in a fixed order, with the vocabulary and actions read from the policies.
 
-Three layers, all deterministic:
-
-1. **Families** (the decision tables). Each family builds the inputs of one kind of
-   question from a few dimensions (principal kind and status, grant level and how it
-   reaches the channel, expiry, membership, DM or regular, archive flags, run state,
-   ...) and enumerates their product. Every record carries its dimensions as its
-   ``label``, which the decision tables (:mod:`policydiff.doc`) read.
-2. **Variants of pivots** (the adequacy layer, :mod:`policydiff.variants`). Each
-   family names a few *pivots*, inputs where its rules are met, and every fact of a
-   pivot is changed on its own: another id of the world where the rules compare ids
-   (another channel of the same space, another space, another runner, another
-   agent's run), each time at the boundary of ``now`` (one second before, exactly,
-   one second after) and malformed, every other value and an ``unknown`` value of
-   every enum, wrong types and missing keys of every stored fact, permissions for
-   every principal kind.
-3. **Mixtures**: seeded inputs with several grants and candidates at once (the
-   maximum of levels, several holders), drawn with :class:`random.Random`.
-
-**Derived, not listed.** The values of every enum come from the service's schema
-(``repositories/models/``, ``app/domain/privacy.py``) *and from the policies
-themselves*: every string a rule compares with an input field, read from OPA's AST
-(:func:`policydiff.rego_vocabulary.vocabulary`), so a new state, origin, kind, level or action
-in Rego is generated without editing this module. The session-context registry
-(surfaces, tools, permissions) is read from the policies folder. The shapes that
-variants change come from the typed inputs (``app/policy/inputs.py``), so a new
-field of the input contract is varied as soon as it is typed.
-
-**Adding a family** (a new action or input, e.g. a session bound to a run): write a
-function that yields labelled records over the new dimensions (for the table) and a
-function that yields one pivot per rule branch that allows (or answers
-differently), and add both to the ``FAMILIES`` of their module in
-:mod:`policydiff.families` (the world they share is :mod:`policydiff.families.base`).
-The variants, the unknown values and the boundaries follow from the pivots.
-
-Ids are readable names (``alex``, ``general``) rather than uuids: the policies compare
-ids only for equality, and reviewers read the examples.
+Why three layers: ADR 0017; families, actions and variants: docs/policy-review.md.
 """
 
 from __future__ import annotations
@@ -43,6 +9,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.domain.facts import GrantFacts, PrincipalFacts
@@ -54,7 +21,6 @@ from policydiff.families import bound_runs, decision, privacy, run_context, sess
 from policydiff.families.base import (
     AROUND_NOW,
     CHANNEL,
-    CHANNEL_ACTIONS,
     DOMAINS,
     EXPIRES,
     GROUP,
@@ -76,7 +42,7 @@ from policydiff.families.base import (
 from policydiff.families.bound_runs import ACTING_FOR_TABLE, REQUIRED_TABLE
 from policydiff.families.session_context import read_registry, read_requirements
 from policydiff.rego import parse_modules
-from policydiff.rego_vocabulary import vocabulary
+from policydiff.rego_vocabulary import literal_sets, vocabulary
 from policydiff.scratch import data_files
 from policydiff.variants import Variants, Vocabulary
 from repositories.models import RUN_STATES
@@ -106,8 +72,9 @@ OPA = Path(__file__).resolve().parents[1] / ".bin" / "opa"
 # ---------------------------------------------------------------- seeded mixtures
 
 
-def _mixtures(rng: random.Random, count: int) -> Iterator[Record]:
-    """Inputs with several grants, memberships and candidates at once (not in tables)."""
+def _mixtures(rng: random.Random, count: int, actions: Sequence[str]) -> Iterator[Record]:
+    """Inputs with several grants, memberships and candidates at once (not in tables);
+    the decisions ask one of the channel ``actions`` (none without them)."""
     people = {"alex": ("user", False), "sam": ("user", False), "robin": ("user", True)}
     others = {"lotse": ("agent", False), "importer": ("app", False)}
     everyone = {**people, **others}
@@ -137,7 +104,9 @@ def _mixtures(rng: random.Random, count: int) -> Iterator[Record]:
             grants=grants,
         )
         if index % 2 == 0:
-            action = rng.choice(CHANNEL_ACTIONS)
+            if not actions:
+                continue  # policies without message actions: no decision to ask
+            action = rng.choice(actions)
             actor = rng.choice(sorted(everyone))
             yield generated_record(
                 DECISION, decision_input(action, actor, resources.channel(CHANNEL), facts), None
@@ -164,14 +133,33 @@ FAMILIES = (
 # ---------------------------------------------------------------- generation
 
 
+@dataclass(frozen=True)
+class _Read:
+    """What the generator reads from the parsed policies of one or more folders."""
+
+    vocabulary: dict[str, frozenset[str]]
+    actions: dict[str, tuple[str, ...]]
+
+
 @functools.lru_cache(maxsize=8)
-def _rego_vocabulary(policies: tuple[Path, ...], binary: Path) -> dict[str, frozenset[str]]:
+def _read_policies(policies: tuple[Path, ...], binary: Path) -> _Read:
+    """The compared values and each package's ``actions`` of every folder, merged.
+
+    An action only one folder names (the base of a diff) is generated too, after
+    the actions of the folders before it.
+    """
     merged: dict[str, set[str]] = {}
+    actions: dict[str, dict[str, None]] = {}
     for folder in policies:
         modules = parse_modules(folder, binary=binary)
         for field, values in vocabulary(modules, data_files(folder)).items():
             merged.setdefault(field, set()).update(values)
-    return {field: frozenset(values) for field, values in merged.items()}
+        for package, names in literal_sets(modules, "actions").items():
+            actions.setdefault(package, {}).update(dict.fromkeys(names))
+    return _Read(
+        vocabulary={field: frozenset(values) for field, values in merged.items()},
+        actions={package: tuple(names) for package, names in actions.items()},
+    )
 
 
 def generator(policies: Path, *, binary: Path = OPA, also: Sequence[Path] = ()) -> Generator:
@@ -181,7 +169,8 @@ def generator(policies: Path, *, binary: Path = OPA, also: Sequence[Path] = ()) 
         ParseError: a module does not parse, or the OPA binary is missing.
     """
     folders = tuple(sorted({policies.resolve(), *(path.resolve() for path in also)}))
-    rego = _rego_vocabulary(folders, binary)
+    read = _read_policies(folders, binary)
+    rego = read.vocabulary
     registry = read_registry(policies)
     permissions = sorted(
         set(rego.get("permissions", ()))
@@ -192,6 +181,7 @@ def generator(policies: Path, *, binary: Path = OPA, also: Sequence[Path] = ()) 
         vocabulary=Vocabulary(domains=DOMAINS, rego=rego, names={"permissions": permissions}),
         registry=registry,
         requirements=read_requirements(policies),
+        actions=read.actions,
     )
 
 
@@ -233,5 +223,5 @@ def generate(
                     for variant in maker.of(entrypoint, pivot)
                 )
     # Not for security: a seeded, reproducible choice of test inputs.
-    records.extend(_mixtures(random.Random(seed), mixtures))  # noqa: S311
+    records.extend(_mixtures(random.Random(seed), mixtures, g.channel_actions))  # noqa: S311
     return dedupe(records)

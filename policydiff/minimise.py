@@ -1,21 +1,8 @@
 """Reduce a changed record to the facts that matter, by trying them.
 
-Two steps, both answered by the two scratch servers in batches:
-
-1. **Minimise**: remove what the change does not need. Candidates are the elements of
-   every list (grants, members, groups, permissions, candidates, threads, ...), the
-   entries of the id-keyed maps (principals, channels, spaces, runners, ceilings,
-   policies) and the optional fields (``expires_at``, ``owner_id``, ``triggered_by``,
-   ``parent``, ``task``, ``acting_for`` and its ``requester``, a bind's ``run``). A
-   removal is kept when the record still shows the same change (same action, kind
-   and transition); rounds repeat until nothing more can go.
-2. **Facts that matter**: in the minimal input, change one field at a time (another
-   value of its enum, a flipped boolean, a time before or after ``now``, another id
-   where ids are compared) or remove one remaining element. A field matters when that
-   change alone makes the change disappear.
-
-What remains is a small input a reviewer can read, and the list of the fields whose
-change alone flips it.
+First remove every list element, map entry and optional field the change does not
+need; then change each remaining field on its own: those whose change alone makes the
+change disappear are the facts that matter (docs/policy-guide.md).
 """
 
 from __future__ import annotations

@@ -1,34 +1,7 @@
-"""Single-point mutants of the policies, found in OPA's AST.
+"""Single-point mutants of the policies, found in OPA's AST (:mod:`policydiff.rego`).
 
-A mutant is the policies with one small edit, the kind of slip a person makes when
-changing a rule. Each kind of edit is an *operator*:
-
-==============  ===================================================================
-operator        edit
-==============  ===================================================================
-``relational``  a comparison's operator: ``==``/``!=`` swapped, ``<`` to ``<=`` or
-                ``>=`` (and so on: the boundary moved, or the comparison negated)
-``delete``      one body expression replaced by ``true`` (the condition is gone)
-``negation``    ``not`` removed
-``literal``     a string replaced by another value of the same field (``"human"`` to
-                ``"import"``), a boolean flipped, a number moved by one
-``name``        a rule reference swapped for another rule of the same package and
-                shape (``levels.read`` to ``levels.trigger``, ``is_active`` to
-                ``is_active_owner``)
-==============  ===================================================================
-
-Mutation points come from :mod:`policydiff.rego` (``opa parse --format json``): the
-operator's term, the expression's span, the literal's span, all with exact byte
-positions, so no regular expression ever reads Rego.
-
-Each mutant has a **stable id** that names the file, the rule, the operator and the
-expression before and after the edit, e.g.::
-
-    authz/levels/levels.rego _target_matches: delete: `target.id == channel_id` -> `true`
-
-It has no line number, so an edit elsewhere in the file does not change it; identical
-edits within one rule are numbered (``#2``). The reviewed list of equivalent mutants
-(:data:`EQUIVALENTS`) is keyed by these ids.
+The operators and the stable ids (file, rule, operator, expression before and after,
+no line number) are described in docs/policy-review.md.
 """
 
 from __future__ import annotations

@@ -1,34 +1,7 @@
 """Mutation testing of the policies: does ``opa test`` fail, does the diff say so?
 
-For each mutant (:mod:`policydiff.mutants`) two questions are asked:
-
-* **killed by the tests**: ``opa test`` fails on a copy of the policies with the edit;
-* **reported by the diff**: replaying the corpus against the edited policies changes
-  at least one answer (:func:`policydiff.compare.changes`, the diff's own classes).
-
-Together they sort every mutant into the five categories of a mutation report:
-killed by the tests, reported by the diff, killed but not reported (a **corpus
-gap**: a real change the diff would call "No decision changed"), reported but not
-killed (a **test gap**) and neither (equivalent, or a gap in both, for a person to
-judge). A mutant OPA does not compile is *invalid* and counted apart.
-
-Cost is kept down three ways, all without changing an answer:
-
-* scratch OPA servers are started once per worker and reused: each mutant is loaded
-  with ``PUT /v1/policies/<module>`` and the original put back afterwards;
-* the base answers are computed once for the whole corpus;
-* a mutant replays only the records it can change: those of entry points whose
-  package reads the mutated module (from the AST's imports and ``data`` refs), and,
-  for decisions, only the actions owned by such a package (unless the mutant touches
-  the dispatch or an ``actions`` set). The replay stops at the first changed answer.
-
-The gate of ``make test`` (:func:`policydiff.mutation_results.gate_failures`): every
-mutant the tests kill is reported by the diff, and every mutant the tests do not kill
-is listed, with its reason, as equivalent (``policydiff/equivalent-mutants.yaml``). Listed means "no
-decision tells it apart": a listed mutant may still be killed by a test that pins
-the value it changes (a level constant), but one the diff reports is not
-equivalent, and fails the gate. Mutants of rules no entry point reads are not run
-(:func:`policydiff.rego_graph.reachable`): no answer of the service can show them.
+Runs each mutant (:mod:`policydiff.mutants`) against the tests and the corpus replay on
+reused scratch servers and sorts it into the categories of docs/policy-review.md.
 """
 
 from __future__ import annotations

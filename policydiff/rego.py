@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -264,8 +264,12 @@ def parse_modules(policies: Path, *, binary: Path, tests: bool = False) -> list[
         return list(pool.map(parse, files))
 
 
-def nodes(node: Any) -> Iterator[Node]:
-    """Every object of an AST (``location`` objects left out), depth first."""
+def nodes(node: Any, children: Callable[[Node], Iterable[Any]] | None = None) -> Iterator[Node]:
+    """Every object of an AST (``location`` objects left out), depth first.
+
+    ``children`` names what to descend into below an object (default: all its values);
+    an object it is not called for is not reached.
+    """
     stack: list[Any] = [node]
     while stack:
         current = stack.pop()
@@ -273,7 +277,11 @@ def nodes(node: Any) -> Iterator[Node]:
             stack.extend(current)
         elif isinstance(current, dict):
             yield current
-            stack.extend(value for key, value in current.items() if key != "location")
+            stack.extend(_values(current) if children is None else children(current))
+
+
+def _values(node: Node) -> Iterator[Any]:
+    return (value for key, value in node.items() if key != "location")
 
 
 def all_terms(node: Any) -> Iterator[Node]:

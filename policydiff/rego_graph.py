@@ -3,10 +3,10 @@ point and the rules an entry point can reach, from the AST (:mod:`policydiff.reg
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from policydiff.rego import Module, Node, all_terms, ref_path
+from policydiff.rego import Module, Node, all_terms, nodes, ref_path
 
 __all__ = ["dependents", "entrypoint_packages", "reachable"]
 
@@ -70,20 +70,18 @@ def entrypoint_packages(modules: Sequence[Module], entrypoints: Sequence[str]) -
 
 def _read_terms(node: Any) -> Iterator[Node]:
     """Every ref and standalone variable in ``node``; a ref's own head is not a second term."""
-    stack: list[Any] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, list):
-            stack.extend(current)
-        elif isinstance(current, dict):
-            kind = current.get("type")
-            if kind == "ref":
-                yield current
-                stack.extend(current["value"][1:])
-            elif kind == "var":
-                yield current
-            else:
-                stack.extend(value for key, value in current.items() if key != "location")
+    return (found for found in nodes(node, _read_children) if found.get("type") in ("ref", "var"))
+
+
+def _read_children(node: Node) -> Iterable[Any]:
+    """Below a ref its indexes, below a variable nothing, below anything else every value."""
+    kind = node.get("type")
+    if kind == "ref":
+        indexes: list[Any] = node["value"][1:]
+        return indexes
+    if kind == "var":
+        return ()
+    return (value for key, value in node.items() if key != "location")
 
 
 def _rule_refs(module: Module, rule: Node, packages: dict[tuple[str, ...], set[str]]) -> set[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from policydiff.rego import Module, Node, all_terms, field_of, nodes, ref_path
 
-__all__ = ["vocabulary"]
+__all__ = ["literal_sets", "vocabulary"]
 
 # The builtin of `x in xs`.
 _MEMBER = ("internal", "member_2")
@@ -54,24 +54,29 @@ def _object_keys(term: Node) -> list[str]:
     return [str(key["value"]) for key, _ in term["value"] if key.get("type") == "string"]
 
 
+def _literals(modules: Sequence[Module]) -> Iterator[tuple[Module, str, Node]]:
+    """(module, rule name, value) of each document rule whose value is a literal set,
+    array or object (``live_states := {...}``: its body is only OPA's generated ``true``)."""
+    for module in modules:
+        for rule in module.rules():
+            value = rule.node["head"].get("value")
+            literal = all(expr.get("generated") for expr in rule.node.get("body", []))
+            if (
+                literal
+                and rule.arity == 0
+                and isinstance(value, dict)
+                and value.get("type") in ("set", "array", "object")
+            ):
+                yield module, rule.name, value
+
+
 class _Constants:
     """Rules whose value is a literal (``live_states := {...}``), by package and name."""
 
     def __init__(self, modules: Sequence[Module]) -> None:
-        self._values: dict[tuple[str, ...], Node] = {}
-        self._modules = {module.path: module for module in modules}
-        for module in modules:
-            for rule in module.rules():
-                value = rule.node["head"].get("value")
-                body = rule.node.get("body", [])
-                literal = all(expr.get("generated") for expr in body)
-                if (
-                    literal
-                    and rule.arity == 0
-                    and isinstance(value, dict)
-                    and value.get("type") in ("set", "array", "object")
-                ):
-                    self._values[(*module.package, rule.name)] = value
+        self._values = {
+            (*module.package, name): value for module, name, value in _literals(modules)
+        }
 
     def resolve(self, module: Module, term: Node) -> tuple[Node, bool] | None:
         """The literal value a ref names, and whether the ref indexes into it.
@@ -172,3 +177,25 @@ def _data_strings(document: Any, found: dict[str, set[str]], read: set[str]) -> 
     elif isinstance(document, list):
         for item in document:
             _data_strings(item, found, read)
+
+
+def literal_sets(modules: Sequence[Module], name: str) -> dict[str, tuple[str, ...]]:
+    """Each package's literal set rule ``name`` (``actions := {...}``), by package name.
+
+    The strings are in source order: OPA's JSON lists a set sorted, but the generated
+    corpus keeps the order the policies write, so an unchanged policy gives the same
+    bytes. Packages without such a rule, or whose rule is not a literal, are left out.
+    """
+    found: dict[str, tuple[str, ...]] = {}
+    for module, rule, value in _literals(modules):
+        if rule == name and value["type"] in ("set", "array"):
+            strings = sorted(
+                (term for term in value["value"] if term.get("type") == "string"), key=_position
+            )
+            found[module.package_name] = tuple(str(term["value"]) for term in strings)
+    return found
+
+
+def _position(term: Node) -> tuple[int, int]:
+    location = term.get("location") or {}
+    return int(location.get("row", 0)), int(location.get("col", 0))

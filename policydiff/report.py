@@ -140,28 +140,25 @@ def _markdown(report: DiffReport, verdict: Verdict | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _attributes(source: object, *names: str) -> dict[str, Any]:
+    """``name: source.name`` for each of ``names``, in that order (the order of the JSON)."""
+    return {name: getattr(source, name) for name in names}
+
+
 def _group_json(group: Group) -> dict[str, Any]:
     return {
-        "id": group.id,
-        "entrypoint": group.entrypoint,
-        "action": group.action,
-        "kind": group.kind,
-        "widening": group.widening,
+        **_attributes(group, "id", "entrypoint", "action", "kind", "widening"),
         "records": len(group.records),
         "partial": group.partial,
         "transitions": dict(group.transitions.most_common()),
         "examples": [
             {
-                "source": example.source,
-                "partial": example.partial,
-                "transition": example.transition,
+                **_attributes(example, "source", "partial", "transition"),
                 "words": list(example.words),
                 "facts": [
                     {"path": fact.path, "value": fact.value} for fact in example.reduced.facts
                 ],
-                "input": example.reduced.input,
-                "base": example.reduced.base,
-                "head": example.reduced.head,
+                **_attributes(example.reduced, "input", "base", "head"),
             }
             for example in group.examples
         ],
@@ -169,14 +166,9 @@ def _group_json(group: Group) -> dict[str, Any]:
 
 
 def _json(report: DiffReport, verdict: Verdict | None) -> str:
+    names = ("base", "head", "records", "sources", "partial", "changed", "unanswered")
     document: dict[str, Any] = {
-        "base": report.base,
-        "head": report.head,
-        "records": report.records,
-        "sources": report.sources,
-        "partial": report.partial,
-        "changed": report.changed,
-        "unanswered": report.unanswered,
+        **_attributes(report, *names),
         "seconds": {phase: round(value, 3) for phase, value in report.seconds.items()},
         "groups": [_group_json(group) for group in report.groups],
     }

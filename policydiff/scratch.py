@@ -1,32 +1,8 @@
 """Scratch OPA servers: a policy set served on a free loopback port, replayed in batches.
 
-Each :class:`ScratchOpa` runs ``.bin/opa run --server`` with no bundle on
-``127.0.0.1:<free port>``, then loads the policy folder through the REST API with
-opa-python-client (the library's purpose: policy upload and health checks), waits for
-``/health`` with it, and finally loads a generated batch module,
-``package policydiff_batch``, with one rule per entry point of
-:data:`app.policy.gateway.ENTRYPOINTS`::
-
-    authz__decision := [_authz__decision(x) | some x in input.items]
-    _authz__decision(x) := {"result": r} if {
-        r := data.authz.decision with input as x
-    } else := {}
-
-OSS OPA has no batch endpoint; this evaluates hundreds of records per HTTP request,
-each under its own ``input``, and maps an undefined answer to ``{}``. Records are
-sent with the service's own transport (:class:`app.opa_client.OpaClient`, urllib3 and
-orjson), which is several times faster than requests with the standard json module on
-tens of thousands of records.
-
-A batch that OPA cannot evaluate as a whole (a policy raising a conflict error for
-some input) is split in halves until the failing records are found; each of them
-gets ``{"error": <OPA's code>}`` as its outcome, so one bad input never hides the rest.
-
-:func:`replay` sends a corpus to one or more started servers in batches, several in
-flight at once.
-
-:func:`extract_revision` writes a git revision's ``policies/`` into a folder with
-``git archive``.
+A generated ``policydiff_batch`` module evaluates hundreds of records per request
+(ADR 0014); :func:`replay` sends a corpus to started servers, :func:`extract_revision`
+writes a git revision's ``policies/`` into a folder.
 """
 
 from __future__ import annotations
@@ -58,6 +34,7 @@ __all__ = [
     "ScratchOpa",
     "batch_module",
     "data_files",
+    "end_process",
     "extract_revision",
     "free_port",
     "replay",
@@ -74,6 +51,19 @@ Outcome = dict[str, Any]
 
 _PACKAGE = re.compile(r"^package\s+([\w.\"\[\]-]+)", re.MULTILINE)
 _IMPORT = re.compile(r"^import\s+data\.([\w.]+)", re.MULTILINE)
+
+
+def end_process(process: subprocess.Popen[Any], timeout: float = 10) -> None:
+    """Terminate ``process`` if it runs, and kill it if it has not ended in ``timeout``
+    seconds (a server that ignores SIGTERM must not outlive the tool)."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class ScratchError(RuntimeError):
@@ -252,13 +242,8 @@ class ScratchOpa:
         if self._loader is not None:
             with contextlib.suppress(Exception):
                 self._loader.close_connection()
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+        if self._process is not None:
+            end_process(self._process)
 
     def close(self) -> None:
         """End the OPA process and close its output file (idempotent; no restart after)."""

@@ -1,37 +1,8 @@
 """Single-fact variants of a pivot input: the adequacy layer of the generated corpus.
 
-A family of the generator (:mod:`policydiff.generate`) enumerates the facts its
-decision table shows. What the table does not show, and what a careless edit of a
-rule most often breaks, sits next to those facts: the grant on *another* channel,
-the expiry *exactly now*, the origin the policies do not list, the stored ceiling
-whose ``explicit`` is not a boolean. This module produces those inputs from a few
-**pivots** per family (inputs where the interesting rules are met), changing one
-fact at a time:
-
-==================  ==============================================================
-fact                variants
-==================  ==============================================================
-an enum field       every other value of its domain (the value's list among the
-                    domain lists, or all of them) and every value the policies
-                    compare the field with (read from the AST), then ``unknown``
-an id of the world  each sibling (``general``: ``billing`` in the same space,
-                    ``campaigns`` in another; ``alex``: ``sam``; ...) and ``nobody``
-a time              one second before ``now``, ``now``, one second after, and a
-                    string that is not a time
-a boolean           the other boolean and the string ``"true"`` (a wrong type)
-a number            one less, one more, and the number as a string
-an object           a string instead (a wrong type; a stored fact, or an optional
-                    part of the input such as ``acting_for``), each key removed
-                    (a missing key), each optional key of its contract that is
-                    absent added
-a list              each element removed; for a list of names, each known name added
-a map (by id)       each entry removed
-==================  ==============================================================
-
-The shapes come from the typed inputs of the service (``app/policy/inputs.py``): a
-field added to a ``TypedDict`` (a new principal attribute, a new resource kind) is
-varied without editing this module; its values come from the policies' own
-comparisons. Variants carry no label: they are not rows of the decision tables.
+Each fact of a pivot is changed on its own (other enum values, sibling ids, the
+boundaries of ``now``, wrong types, missing keys; the table is in
+docs/policy-review.md), with the shapes of the typed inputs (``app/policy/inputs.py``).
 """
 
 from __future__ import annotations

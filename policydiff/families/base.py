@@ -135,11 +135,34 @@ class Generator:
         registry: the session-context registry of the policies folder.
         requirements: the level a bound run's requester needs per relayed action
             (the acting-for policy data of the policies folder).
+        actions: each package's ``actions`` set (``authz.messages`` -> its actions),
+            in source order: a family generates the actions of its packages, so a
+            new action in a package is generated without a change here.
     """
 
     vocabulary: Vocabulary
     registry: dict[str, Any]
     requirements: dict[str, str]
+    actions: dict[str, tuple[str, ...]]
+
+    def actions_of(self, *packages: str) -> tuple[str, ...]:
+        """The actions of ``packages`` (``authz.runs``), in that order."""
+        return tuple(action for package in packages for action in self.actions.get(package, ()))
+
+    @property
+    def channel_actions(self) -> tuple[str, ...]:
+        """The message actions (``message.list``, ``message.read``, ``message.post``)."""
+        return self.actions_of("authz.messages")
+
+    @property
+    def run_actions(self) -> tuple[str, ...]:
+        """The actions on one run: its context read and its privacy ceilings."""
+        return self.actions_of("authz.runs", "authz.runprivacy")
+
+    @property
+    def runner_actions(self) -> tuple[str, ...]:
+        """The runner actions (``runner.enroll``, ``runner.session.bind``, ...)."""
+        return self.actions_of("authz.runners")
 
     def enum(self, field: str, domain: Sequence[str]) -> tuple[str, ...]:
         """``domain``, the policies' new values of ``field``, and ``unknown``."""
@@ -263,6 +286,54 @@ GRANT_CHOICES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class LevelCase:
+    """One point of the level fact space of a principal on the channel ``general``.
+
+    Attributes:
+        grant: a :data:`GRANT_CHOICES` entry (level, how it reaches the channel, expiry).
+        member: ``yes`` when the principal is a member of the channel.
+        channel: the channel's kind (``regular`` or ``dm``).
+        archived: ``none``, ``channel`` or ``space``.
+    """
+
+    grant: tuple[str, str, str]
+    member: str
+    channel: str
+    archived: str
+
+    def facts(self, principal_id: str, kind: str, status: str, *, owner: bool) -> FactBundle:
+        """The fact bundle of ``principal_id`` alone, at this point."""
+        groups = [GROUP] if self.grant[1] == "group" else []
+        return fact_bundle(
+            {principal_id: principal_facts(kind, status, owner=owner, groups=groups)},
+            channel_kind=self.channel,
+            archived=self.archived,
+            members=[principal_id] if self.member == "yes" else [],
+            grants=grants_of(principal_id, self.grant),
+        )
+
+    def dimensions(self) -> dict[str, str]:
+        """The point's facts as the decision tables label them."""
+        level, via, expiry = self.grant
+        return {
+            "grant": level,
+            "via": via,
+            "expiry": expiry,
+            "member": self.member,
+            "channel": self.channel,
+            "archived": self.archived,
+        }
+
+
+def level_cases() -> list[LevelCase]:
+    """Every point of the level fact space, in the order of the tables."""
+    points = itertools.product(
+        GRANT_CHOICES, ("no", "yes"), ("regular", "dm"), ("none", "channel", "space")
+    )
+    return [LevelCase(*point) for point in points]
+
+
 def decision_input(
     action: str, actor: str, resource: Resource, facts: FactBundle
 ) -> dict[str, Any]:
@@ -285,14 +356,3 @@ ACTORS: dict[str, tuple[str, str, bool]] = {
     "agent": ("lotse", "agent", False),
     "app": ("importer", "app", False),
 }
-CHANNEL_ACTIONS = ("message.list", "message.read", "message.post")
-
-RUNNER_ACTIONS = (
-    "runner.enroll",
-    "runner.session.bind",
-    "runner.session.reload",
-    "runner.session.stop",
-    "runner.comms.relay",
-    "runner.session.run.bind",
-    "runner.session.run.unbind",
-)

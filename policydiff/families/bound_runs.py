@@ -14,13 +14,11 @@ from app.policy.inputs import ActingForInput, BoundRunFacts, Resource
 from policydiff.corpus import Record
 from policydiff.families.base import (
     CHANNEL,
-    CHANNEL_ACTIONS,
     GROUP,
     LEVELS,
     OTHER_RUNNER,
     RUN,
     RUNNER,
-    RUNNER_ACTIONS,
     Family,
     Generator,
     decision_input,
@@ -62,7 +60,7 @@ def _runner_actions(g: Generator) -> Iterator[Record]:
     )
     runs = list(_runs_of_a_binding(g))
     for action, caller, binding in itertools.product(
-        RUNNER_ACTIONS, ("enrolled runner", "runner never enrolled", "person"), bindings
+        g.runner_actions, ("enrolled runner", "runner never enrolled", "person"), bindings
     ):
         holder, state, agent = binding
         actor = "alex" if caller == "person" else RUNNER
@@ -124,7 +122,7 @@ def _runner_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
     through a bound session with a live run bound: the relay names mode run, the
     others (which the service never sends a bound run) must answer as without.
     """
-    for action, state in itertools.product(RUNNER_ACTIONS, ("bound", "provisioned")):
+    for action, state in itertools.product(g.runner_actions, ("bound", "provisioned")):
         facts = fact_bundle({"lotse": principal_facts("agent")})
         facts["runners"] = {
             RUNNER: {"enrolled": True, "enrollment_epoch": 3},
@@ -160,7 +158,7 @@ def _relayed_actions(g: Generator) -> tuple[str, ...]:
     A relayed action a reviewer adds to the data is generated without editing this
     module; ``message.read`` has no entry and shows the fail-closed rule.
     """
-    return tuple(dict.fromkeys([*CHANNEL_ACTIONS, *sorted(g.requirements)]))
+    return tuple(dict.fromkeys([*g.channel_actions, *sorted(g.requirements)]))
 
 
 def _acting_for_runs(g: Generator) -> Iterator[Record]:

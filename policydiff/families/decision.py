@@ -15,11 +15,8 @@ from policydiff.corpus import Record
 from policydiff.families.base import (
     ACTORS,
     CHANNEL,
-    CHANNEL_ACTIONS,
-    GRANT_CHOICES,
     GROUP,
     RUN,
-    RUNNER_ACTIONS,
     Family,
     Generator,
     decision_input,
@@ -27,6 +24,7 @@ from policydiff.families.base import (
     generated_record,
     grant_facts,
     grants_of,
+    level_cases,
     principal_facts,
 )
 from repositories.models import RUN_STATES
@@ -34,43 +32,27 @@ from repositories.models import RUN_STATES
 
 def _channel_actions(g: Generator) -> Iterator[Record]:
     """message.list, message.read, message.post over the whole level fact space."""
-    dims = itertools.product(
-        CHANNEL_ACTIONS,
-        ACTORS,
-        g.listed_statuses,
-        GRANT_CHOICES,
-        ("no", "yes"),
-        ("regular", "dm"),
-        ("none", "channel", "space"),
-    )
-    for action, actor_type, status, grant, member, channel_kind, archived in dims:
+    dims = itertools.product(g.channel_actions, ACTORS, g.listed_statuses, level_cases())
+    for action, actor_type, status, case in dims:
         actor, kind, owner = ACTORS[actor_type]
-        groups = [GROUP] if grant[1] == "group" else []
-        facts = fact_bundle(
-            {actor: principal_facts(kind, status, owner=owner, groups=groups)},
-            channel_kind=channel_kind,
-            archived=archived,
-            members=[actor] if member == "yes" else [],
-            grants=grants_of(actor, grant),
-        )
         yield generated_record(
             DECISION,
-            decision_input(action, actor, resources.channel(CHANNEL), facts),
+            decision_input(
+                action,
+                actor,
+                resources.channel(CHANNEL),
+                case.facts(actor, kind, status, owner=owner),
+            ),
             action,
             actor=actor_type,
             status=status,
-            grant=grant[0],
-            via=grant[1],
-            expiry=grant[2],
-            member=member,
-            channel=channel_kind,
-            archived=archived,
+            **case.dimensions(),
         )
 
 
 def _channel_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
     """Per action, one pivot per way to reach the channel, at the action's level."""
-    for action in CHANNEL_ACTIONS:
+    for action in g.channel_actions:
         level = "write" if action == "message.post" else "read"
         people = {"alex": principal_facts("user", groups=[GROUP])}
         ways: list[tuple[dict[str, PrincipalFacts], list[GrantFacts], list[str], str]] = [
@@ -92,6 +74,9 @@ def _channel_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
             yield DECISION, decision_input(action, "alex", resources.channel(CHANNEL), facts)
 
 
+# The labels of a record in its decision table: dimension to value.
+Labels = dict[str, str]
+
 _RUN_ACTORS: dict[str, tuple[str, str, bool]] = {
     "run agent": ("lotse", "agent", False),
     "other agent": ("texter", "agent", False),
@@ -99,14 +84,13 @@ _RUN_ACTORS: dict[str, tuple[str, str, bool]] = {
     "owner": ("robin", "user", True),
     "app": ("importer", "app", False),
 }
-_RUN_ACTIONS = ("run.context.read", "provider.attempt", "run.content.write", "run.privacy.read")
 
 
 def _run_actions(g: Generator) -> Iterator[Record]:
     """run.context.read and the run privacy actions: actor, status, run state, access."""
     states = (*g.enum("state", RUN_STATES), "no such run")
     for action, actor_type, status, state, access in itertools.product(
-        _RUN_ACTIONS, _RUN_ACTORS, g.statuses, states, ("none", "read")
+        g.run_actions, _RUN_ACTORS, g.statuses, states, ("none", "read")
     ):
         actor, kind, owner = _RUN_ACTORS[actor_type]
         principals = {actor: principal_facts(kind, status, owner=owner)}
@@ -121,20 +105,15 @@ def _run_actions(g: Generator) -> Iterator[Record]:
             if state == "no such run"
             else resources.run(RUN, agent_id="lotse", channel_id=CHANNEL, state=state)
         )
+        labels = {"actor": actor_type, "status": status, "run": state, "access": access}
         yield generated_record(
-            DECISION,
-            decision_input(action, actor, resource, facts),
-            action,
-            actor=actor_type,
-            status=status,
-            run=state,
-            access=access,
+            DECISION, decision_input(action, actor, resource, facts), action, **labels
         )
 
 
 def _run_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
     """The run's agent on its live run; another agent and a person who read the channel."""
-    for action in _RUN_ACTIONS:
+    for action in g.run_actions:
         for actor, kind in (("lotse", "agent"), ("texter", "agent"), ("alex", "user")):
             principals = {actor: principal_facts(kind), "lotse": principal_facts("agent")}
             facts = fact_bundle(
@@ -151,10 +130,8 @@ def _run_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
 _UNKNOWN_ACTIONS = ("admin.everything", "message.delete")
 
 
-def _instance_actors(
-    g: Generator,
-) -> Iterator[tuple[str, str, str, str, dict[str, PrincipalFacts]]]:
-    """(actor type, status, permission, actor id, principals) for instance-wide questions.
+def _instance_actors(g: Generator) -> Iterator[tuple[str, dict[str, PrincipalFacts], Labels]]:
+    """(actor id, principals, table labels) for instance-wide questions.
 
     Every principal kind of :data:`ACTORS` is generated with and without each
     permission the authorization rules compare, so every kind holds them once.
@@ -164,16 +141,17 @@ def _instance_actors(
         actor, kind, owner = ACTORS[actor_type]
         permissions = [] if permission == "none" else [permission]
         principal = principal_facts(kind, status, owner=owner, permissions=permissions)
-        yield actor_type, status, permission, actor, {actor: principal}
-    yield "unknown", "-", "-", "nobody", {}
+        labels = {"actor": actor_type, "status": status, "permission": permission}
+        yield actor, {actor: principal}, labels
+    yield "nobody", {}, {"actor": "unknown", "status": "-", "permission": "-"}
 
 
 def _instance_action_names(g: Generator) -> list[str]:
     """Every action the policies name that no other family generates, plus unknown ones."""
     others = {
-        *CHANNEL_ACTIONS,
-        *_RUN_ACTIONS,
-        *RUNNER_ACTIONS,
+        *g.channel_actions,
+        *g.run_actions,
+        *g.runner_actions,
         _HOLDERS_QUERY,
         _PROVISION,
     }
@@ -184,15 +162,9 @@ def _instance_action_names(g: Generator) -> list[str]:
 def _instance_actions(g: Generator) -> Iterator[Record]:
     """admin.*, explain, health, session_context.resolve and unknown actions."""
     for action in _instance_action_names(g):
-        for actor_type, status, permission, actor, principals in _instance_actors(g):
-            yield generated_record(
-                DECISION,
-                decision_input(action, actor, resources.instance(), fact_bundle(principals)),
-                action,
-                actor=actor_type,
-                status=status,
-                permission=permission,
-            )
+        for actor, principals, labels in _instance_actors(g):
+            request = decision_input(action, actor, resources.instance(), fact_bundle(principals))
+            yield generated_record(DECISION, request, action, **labels)
 
 
 def _instance_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
@@ -219,19 +191,11 @@ _HOLDERS_QUERY = "authz.trigger_holders.query"
 def _trigger_holders_query(g: Generator) -> Iterator[Record]:
     """authz.trigger_holders.query: who may ask, on a known or an unknown channel."""
     for channel in ("known", "unknown"):
-        for actor_type, status, permission, actor, principals in _instance_actors(g):
-            target = CHANNEL if channel == "known" else "nowhere"
-            yield generated_record(
-                DECISION,
-                decision_input(
-                    _HOLDERS_QUERY, actor, resources.channel(target), fact_bundle(principals)
-                ),
-                _HOLDERS_QUERY,
-                actor=actor_type,
-                status=status,
-                permission=permission,
-                channel=channel,
-            )
+        target = CHANNEL if channel == "known" else "nowhere"
+        for actor, principals, labels in _instance_actors(g):
+            resource = resources.channel(target)
+            request = decision_input(_HOLDERS_QUERY, actor, resource, fact_bundle(principals))
+            yield generated_record(DECISION, request, _HOLDERS_QUERY, **labels, channel=channel)
 
 
 def _trigger_holders_query_pivots(g: Generator) -> Iterator[tuple[str, Any]]:

@@ -62,32 +62,30 @@ def _privacy(g: Generator) -> Iterator[Record]:
             task = {"key": "hr-review"}
             if task_policy:
                 task["policy"] = task_policy
-        write: PrivacyWriteInput = {"run": run}
-        if task is not None:
-            write["task"] = task
-        yield generated_record(
-            PRIVACY_WRITE,
-            write,
-            [f"privacy write: {name}" for name in _PRIVACY_TABLES],
-            run_audit=run_audit,
-            run_answer=run_answer,
-            task=task_name,
-        )
+        labels = {"run_audit": run_audit, "run_answer": run_answer}
+        yield _labelled(PRIVACY_WRITE, {"run": run}, task, **labels, task=task_name)
         for provider_name, provider_policy in providers:
             attempt: PrivacyAttemptInput = {"run": run, "provider": {"id": "openai-eu"}}
             if provider_policy is not None:
                 attempt["provider"]["policy"] = provider_policy
-            if task is not None:
-                attempt["task"] = task
-            yield generated_record(
-                PRIVACY_ATTEMPT,
-                attempt,
-                [f"privacy attempt: {name}" for name in _PRIVACY_TABLES],
-                run_audit=run_audit,
-                run_answer=run_answer,
-                provider=provider_name,
-                task=task_name,
+            yield _labelled(
+                PRIVACY_ATTEMPT, attempt, task, **labels, provider=provider_name, task=task_name
             )
+
+
+def _labelled(
+    entrypoint: str,
+    request: PrivacyWriteInput | PrivacyAttemptInput,
+    given: TaskFacts | None,
+    **facts: str,
+) -> Record:
+    """A record of both ceiling tables of ``entrypoint``, asked for the ``given`` task if any."""
+    if given is not None:
+        request["task"] = given
+    kind = "write" if entrypoint == PRIVACY_WRITE else "attempt"
+    return generated_record(
+        entrypoint, request, [f"privacy {kind}: {name}" for name in _PRIVACY_TABLES], **facts
+    )
 
 
 def _privacy_pivots(g: Generator) -> Iterator[tuple[str, Any]]:

@@ -19,7 +19,6 @@ from policydiff.corpus import Record
 from policydiff.families.base import (
     ACTORS,
     CHANNEL,
-    GRANT_CHOICES,
     GROUP,
     OTHER_CHANNEL,
     RUN,
@@ -29,6 +28,7 @@ from policydiff.families.base import (
     generated_record,
     grant_facts,
     grants_of,
+    level_cases,
     principal_facts,
 )
 from repositories.models import MESSAGE_ORIGINS
@@ -223,26 +223,14 @@ def _readable_pivots(g: Generator) -> Iterator[tuple[str, Any]]:
 
 def _trigger_holders(g: Generator) -> Iterator[Record]:
     """runcontext/trigger_holders: one candidate over the level fact space."""
-    for candidate_type, status, grant, member, channel_kind, archived in itertools.product(
-        ACTORS,
-        ("active", "disabled"),
-        GRANT_CHOICES,
-        ("no", "yes"),
-        ("regular", "dm"),
-        ("none", "channel", "space"),
+    for candidate_type, status, case in itertools.product(
+        ACTORS, ("active", "disabled"), level_cases()
     ):
         candidate, kind, owner = ACTORS[candidate_type]
-        groups = [GROUP] if grant[1] == "group" else []
         request: TriggerHoldersInput = {
             "channel_id": CHANNEL,
             "candidates": [candidate],
-            "facts": fact_bundle(
-                {candidate: principal_facts(kind, status, owner=owner, groups=groups)},
-                channel_kind=channel_kind,
-                archived=archived,
-                members=[candidate] if member == "yes" else [],
-                grants=grants_of(candidate, grant),
-            ),
+            "facts": case.facts(candidate, kind, status, owner=owner),
         }
         yield generated_record(
             TRIGGER_HOLDERS,
@@ -250,12 +238,7 @@ def _trigger_holders(g: Generator) -> Iterator[Record]:
             "trigger holders",
             candidate=candidate_type,
             status=status,
-            grant=grant[0],
-            via=grant[1],
-            expiry=grant[2],
-            member=member,
-            channel=channel_kind,
-            archived=archived,
+            **case.dimensions(),
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -57,11 +57,7 @@ def test_every_entry_point_is_generated() -> None:
 
 
 def _values(table: str, fact: str) -> set[str]:
-    return {
-        str(record.label["facts"][fact])
-        for record in _generated()
-        if record.label is not None and record.label["table"] == table
-    }
+    return _values_of(_generated(), table, fact)
 
 
 def test_the_level_facts_vary_over_every_value() -> None:
@@ -177,6 +173,34 @@ def test_a_name_new_in_rego_is_generated_without_editing_the_generator(tmp_path:
     }
     assert "webhook" in origins
     assert "unknown" in origins
+
+
+def test_a_new_action_of_a_package_is_generated_by_its_family(tmp_path: Path) -> None:
+    policies = _edited(
+        tmp_path,
+        "authz/messages/messages.rego",
+        'actions := {"message.list", "message.read", "message.post"}',
+        'actions := {"message.list", "message.read", "message.post", "message.react"}',
+    )
+    g = generator(policies)
+    assert g.channel_actions == ("message.list", "message.read", "message.post", "message.react")
+    assert g.run_actions == (
+        "run.context.read",
+        "provider.attempt",
+        "run.content.write",
+        "run.privacy.read",
+    )
+    assert g.runner_actions[:2] == ("runner.enroll", "runner.session.bind")
+    records = generate(policies, variants_of_pivots=False, mixtures=0)
+    assert _values_of(records, "message.react", "archived") == {"none", "channel", "space"}
+
+
+def _values_of(records: Sequence[Record], table: str, fact: str) -> set[str]:
+    return {
+        str(record.label["facts"][fact])
+        for record in records
+        if record.label is not None and record.label["table"] == table
+    }
 
 
 def test_a_value_only_the_base_compares_is_generated_too(tmp_path: Path) -> None:
