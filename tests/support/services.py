@@ -30,6 +30,8 @@ from typing import Any, Self
 import psycopg2
 import requests
 
+from policydiff.scratch import end_process
+
 __all__ = [
     "REPO_ROOT",
     "AppProcess",
@@ -244,13 +246,8 @@ class OpaServer:
 
     def stop(self) -> None:
         """Terminate the server (idempotent)."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+        if self._process is not None:
+            end_process(self._process)
 
     def read_log(self) -> str:
         """Everything OPA wrote so far (decision logs included)."""
@@ -335,12 +332,7 @@ class RedisServer:
         """Stop the server (idempotent); its data is gone (no persistence)."""
         if self._process is not None and self._process.poll() is None:
             self.resume()
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+            end_process(self._process)
 
     def pause(self) -> None:
         """Freeze the server: connections are accepted by the kernel, never answered."""
