@@ -18,13 +18,14 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, Required, TypeAlias, TypedDict, TypeVar, Unpack
 
 # What an attempt calls (chat or tool): the spec's enum, re-exported from the client.
 from agent_sdk.client.models import AttemptKind
 from agent_sdk.rest import PrincipalClient
 
 __all__ = [
+    "AttemptCall",
     "AttemptKind",
     "AttemptRecorder",
     "AttemptRefused",
@@ -38,6 +39,19 @@ __all__ = [
 
 Request = TypeVar("Request")
 Response = TypeVar("Response")
+# A chat or tool adapter: called with the provider id and the request.
+Adapter: TypeAlias = Callable[[str, Request], Response]
+
+
+class AttemptCall(TypedDict, total=False):
+    """The keywords :meth:`GuardedDispatcher.chat` and ``tool`` take: those of
+    :meth:`GuardedDispatcher.dispatch` but ``kind`` (one list, so the three cannot
+    drift apart)."""
+
+    provider_id: Required[str]
+    run_id: str | None
+    attempt_id: str | None
+    idempotency_key: str | None
 
 
 class AttemptRecorder(Protocol):
@@ -128,7 +142,7 @@ class GuardedDispatcher:
 
     def dispatch(
         self,
-        adapter: Callable[[str, Request], Response],
+        adapter: Adapter[Request, Response],
         request: Request,
         *,
         kind: AttemptKind,
@@ -165,7 +179,7 @@ class GuardedDispatcher:
 
     def _uncached_or_replayed(
         self,
-        adapter: Callable[[str, Request], Response],
+        adapter: Adapter[Request, Response],
         request: Request,
         provider_id: str,
         idempotency_key: str | None,
@@ -181,50 +195,20 @@ class GuardedDispatcher:
         return response
 
     def chat(
-        self,
-        adapter: Callable[[str, Request], Response],
-        request: Request,
-        *,
-        provider_id: str,
-        run_id: str | None = None,
-        attempt_id: str | None = None,
-        idempotency_key: str | None = None,
+        self, adapter: Adapter[Request, Response], request: Request, **call: Unpack[AttemptCall]
     ) -> Response:
         """:meth:`dispatch` of a chat attempt."""
-        return self.dispatch(
-            adapter,
-            request,
-            kind=AttemptKind.CHAT,
-            provider_id=provider_id,
-            run_id=run_id,
-            attempt_id=attempt_id,
-            idempotency_key=idempotency_key,
-        )
+        return self.dispatch(adapter, request, kind=AttemptKind.CHAT, **call)
 
     def tool(
-        self,
-        adapter: Callable[[str, Request], Response],
-        request: Request,
-        *,
-        provider_id: str,
-        run_id: str | None = None,
-        attempt_id: str | None = None,
-        idempotency_key: str | None = None,
+        self, adapter: Adapter[Request, Response], request: Request, **call: Unpack[AttemptCall]
     ) -> Response:
         """:meth:`dispatch` of a tool attempt."""
-        return self.dispatch(
-            adapter,
-            request,
-            kind=AttemptKind.TOOL,
-            provider_id=provider_id,
-            run_id=run_id,
-            attempt_id=attempt_id,
-            idempotency_key=idempotency_key,
-        )
+        return self.dispatch(adapter, request, kind=AttemptKind.TOOL, **call)
 
     def with_fallback(
         self,
-        adapter: Callable[[str, Request], Response],
+        adapter: Adapter[Request, Response],
         request: Request,
         *,
         kind: AttemptKind,

@@ -21,22 +21,16 @@
 # is the bundle's revision.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" bundle
 
 OPA="$ROOT/.bin/opa"
-PYTHON="$ROOT/.venv/bin/python"
+[[ -x "$OPA" ]] || die ".bin/opa missing: run make tools"
+git rev-parse --verify -q HEAD >/dev/null || die "not a git checkout with a commit: the revision is the commit"
+
 POLICIES="${POLICIES:-policies}"
 BUNDLE_OUT="${BUNDLE_OUT:-.data/bundles/agent-authz.tar.gz}"
 DEV_KEYS="$ROOT/.data/bundle-keys"
-
-die() {
-	printf 'bundle: %s\n' "$*" >&2
-	exit 1
-}
-
-[[ -x "$OPA" ]] || die ".bin/opa missing: run make tools"
-git rev-parse --verify -q HEAD >/dev/null || die "not a git checkout with a commit: the revision is the commit"
 
 revision="$(git rev-parse HEAD)"
 if [[ -n "$(git status --porcelain)" ]]; then
@@ -53,7 +47,7 @@ else
 	verification_key="$DEV_KEYS/dev-verification.pem"
 	key_id="${BUNDLE_KEY_ID:-agent-authz-dev}"
 	if [[ ! -f "$signing_key" ]]; then
-		[[ -x "$PYTHON" ]] || die ".venv missing: run make venv"
+		require_venv
 		"$PYTHON" scripts/bundle_keys.py --private "$signing_key" --public "$verification_key"
 		printf 'bundle: generated the development key pair in %s\n' "${DEV_KEYS#"$ROOT"/}" >&2
 	fi

@@ -15,23 +15,17 @@
 #    installed (it needs no Docker engine); skipped with a note otherwise.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" manifests
 
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-1.33.0}"
-PYTHON="$ROOT/.venv/bin/python"
 KUBECONFORM="$ROOT/.bin/kubeconform"
 KUSTOMIZE="$ROOT/.bin/kustomize"
 OUT="$ROOT/.data/manifests"
 SCHEMAS="$ROOT/.data/kubernetes-json-schema"
 
-die() {
-	printf 'manifests: %s\n' "$*" >&2
-	exit 1
-}
-
 [[ -x "$KUBECONFORM" && -x "$KUSTOMIZE" ]] || die ".bin/kubeconform or .bin/kustomize missing: run make tools"
-[[ -x "$PYTHON" ]] || die ".venv missing: run make venv"
+require_venv
 
 # --- the schemas, from the installed kubernetes-validate package ----------------------
 read -r package package_version < <(

@@ -2,7 +2,8 @@
 
 Integration tests never skip: when PostgreSQL or OPA cannot be started the fixtures
 raise and the tests error. ``TEST_CONTAINERS=1`` with a Docker engine makes the
-PostgreSQL fixture use testcontainers instead of a local cluster.
+PostgreSQL fixture use testcontainers instead of a local cluster. Property tests
+(hypothesis) run without a per-example deadline (the ``suite`` profile below).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 import uvicorn
+from hypothesis import settings
 from sqlalchemy import text
 
 from app.config import Settings, load_settings
@@ -34,6 +36,12 @@ from tests.support.corpus import recording_overrides
 from tests.support.services import OpaServer, PostgresCluster, RedisServer, free_port, run_sql
 
 TEMPLATE_DB = "agent_authz_template"
+
+# Property tests assert behaviour, not speed: hypothesis's per-example deadline (200 ms)
+# is a timing assertion, and on a loaded machine it failed examples that were right.
+# Modules' own @settings keep this default for what they do not set.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 
 @dataclass

@@ -150,10 +150,37 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class _Principal(_Strict):
-    """What people, agents and apps share."""
+class _Row(_Strict):
+    """A row of the database; ``id`` fixes its UUID (without it the loader makes one).
+
+    These bases only share fields: a base's fields come first in ``properties``, where
+    every model had them, so the schema is the one the models spelled out in full."""
 
     id: Uuid | None = None
+
+
+class _Keyed(_Row):
+    """A row that other entries of the file name by its required ``key``."""
+
+    key: Name
+
+
+class _MaybeKeyed(_Row):
+    """A row that other entries may name by ``key``; without one it cannot be named."""
+
+    key: Name | None = None
+
+
+class _AgentInThread(_Keyed):
+    """What sessions and runs share: an agent in a thread."""
+
+    thread: ThreadRef
+    agent: Name
+
+
+class _Principal(_Row):
+    """What people, agents and apps share."""
+
     handle: Name
     display_name: NonEmpty | None = None
     status: PrincipalStatus | None = None
@@ -181,21 +208,18 @@ class App(_Principal):
     """An app (an integration that posts as itself)."""
 
 
-class Workspace(_Strict):
+class Workspace(_MaybeKeyed):
     """A workspace of the runner's current enrolment: its container acts as ``agent``;
     with ``session_id`` the container's session is bound (relayable)."""
 
-    id: Uuid | None = None
-    key: Name | None = None
     agent: Name
     container_name: RunnerName
     session_id: RunnerName | None = None
 
 
-class Runner(_Strict):
+class Runner(_Row):
     """A runner (the host of agent workspaces) and its current enrolment."""
 
-    id: Uuid | None = None
     handle: Name
     token: Token | None = None
     enrollment_epoch: Int4 | None = None
@@ -203,18 +227,15 @@ class Runner(_Strict):
     workspaces: list[Workspace] | None = None
 
 
-class Group(_Strict):
+class Group(_Keyed):
     """A group of principals, a grant's subject as ``group:<key>``."""
 
-    id: Uuid | None = None
-    key: Name
     members: Annotated[list[Name], _unique()] | None = None
 
 
-class Attachment(_Strict):
+class Attachment(_Row):
     """A file attached to a message (metadata and scan result, no bytes)."""
 
-    id: Uuid | None = None
     file_id: Uuid | None = None
     original_name: NonEmpty
     mime_type: NonEmpty
@@ -223,11 +244,9 @@ class Attachment(_Strict):
     transcript: str | None = None
 
 
-class Message(_Strict):
+class Message(_MaybeKeyed):
     """A message; without ``at`` it is stamped one second after the previous one."""
 
-    id: Uuid | None = None
-    key: Name | None = None
     author: Name
     origin: Annotated[str, _one_of(MESSAGE_ORIGINS)] | None = None
     kind: Annotated[str, _one_of(MESSAGE_KINDS)] | None = None
@@ -240,10 +259,9 @@ class Message(_Strict):
     attachments: Annotated[list[Attachment], Field(max_length=MAX_ATTACHMENTS)] | None = None
 
 
-class Channel(_Strict):
+class Channel(_Row):
     """A channel of a space; its messages form the channel's main thread."""
 
-    id: Uuid | None = None
     name: Name
     kind: Annotated[str, _one_of(CHANNEL_KINDS)] | None = None
     operator: Name | None = None
@@ -255,31 +273,26 @@ class Channel(_Strict):
     messages: list[Message] | None = None
 
 
-class Space(_Strict):
+class Space(_Row):
     """A space and its channels."""
 
-    id: Uuid | None = None
     name: Name
     archived: bool | None = None
     channels: list[Channel] | None = None
 
 
-class Grant(_Strict):
+class Grant(_MaybeKeyed):
     """A grant of ``level`` on a space or channel to a principal or group."""
 
-    id: Uuid | None = None
-    key: Name | None = None
     subject: Subject
     target: Target
     level: Annotated[str, _one_of(GRANT_LEVELS)]
     expires_at: Datetime | None = None
 
 
-class Thread(_Strict):
+class Thread(_Keyed):
     """A thread of a channel, optionally started from a ``parent`` message."""
 
-    id: Uuid | None = None
-    key: Name
     channel: ChannelPath
     # "main" is missing on purpose: every channel gets its main thread automatically,
     # and a second one would violate the one-main index.
@@ -289,24 +302,16 @@ class Thread(_Strict):
     messages: list[Message] | None = None
 
 
-class Session(_Strict):
+class Session(_AgentInThread):
     """An agent's session in a thread (one current session per thread)."""
 
-    id: Uuid | None = None
-    key: Name
-    thread: ThreadRef
-    agent: Name
     started: bool | None = None
     current: bool | None = None
 
 
-class Run(_Strict):
+class Run(_AgentInThread):
     """A run of an agent in a thread, optionally in a session and with a trigger."""
 
-    id: Uuid | None = None
-    key: Name
-    thread: ThreadRef
-    agent: Name
     session: Name | None = None
     trigger: Name | None = None
     triggered_by: Name | None = None
@@ -316,11 +321,9 @@ class Run(_Strict):
     task_key: TaskKey | None = None
 
 
-class Followup(_Strict):
+class Followup(_MaybeKeyed):
     """A message that arrived in a run's thread while the run was active."""
 
-    id: Uuid | None = None
-    key: Name | None = None
     run: Name
     message: Name
     state: Annotated[str, _one_of(FOLLOWUP_STATES)] | None = None

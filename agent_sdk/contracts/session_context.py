@@ -158,6 +158,10 @@ KNOWN_PROVIDERS: dict[str, type[OpenContract]] = {
 class AgentSessionContext(OpenContract):
     """The per-turn context bag ``{version, providers}``; open at every level.
 
+    The typed accessors (:meth:`surface`, :meth:`current_page`, :meth:`knowledge_base`,
+    :meth:`permissions`, :meth:`client_tools`) give ``None`` when their provider is
+    absent and raise :class:`pydantic.ValidationError` when it is present but malformed.
+
     Attributes:
         version: Version of the sender's bag (1 today); a higher one still parses.
         providers: Every provider by key, each a JSON object, kept as sent.
@@ -198,43 +202,23 @@ class AgentSessionContext(OpenContract):
         return cached
 
     def surface(self) -> SurfaceProvider | None:
-        """The ``surface`` provider, or ``None`` when absent.
-
-        Raises:
-            pydantic.ValidationError: the provider is present but malformed.
-        """
+        """The ``surface`` provider."""
         return self._typed("surface", SurfaceProvider)
 
     def current_page(self) -> CurrentPageContext | None:
-        """The ``cpc`` provider (current page context), or ``None`` when absent.
-
-        Raises:
-            pydantic.ValidationError: the provider is present but malformed.
-        """
+        """The ``cpc`` provider (current page context)."""
         return self._typed("cpc", CurrentPageContext)
 
     def knowledge_base(self) -> KnowledgeBaseProvider | None:
-        """The ``kb`` provider, or ``None`` when absent.
-
-        Raises:
-            pydantic.ValidationError: the provider is present but malformed.
-        """
+        """The ``kb`` provider."""
         return self._typed("kb", KnowledgeBaseProvider)
 
     def permissions(self) -> PermissionsProvider | None:
-        """The ``permissions`` provider (the client's belief, never authority).
-
-        Raises:
-            pydantic.ValidationError: the provider is present but malformed.
-        """
+        """The ``permissions`` provider (the client's belief, never authority)."""
         return self._typed("permissions", PermissionsProvider)
 
     def client_tools(self) -> ClientToolsProvider | None:
-        """The ``clientTools`` provider, or ``None`` when absent.
-
-        Raises:
-            pydantic.ValidationError: the provider is present but malformed.
-        """
+        """The ``clientTools`` provider."""
         return self._typed("clientTools", ClientToolsProvider)
 
     def provider(self, key: str) -> dict[str, Any] | None:
