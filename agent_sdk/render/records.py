@@ -43,6 +43,7 @@ __all__ = [
     "parse_marker",
     "parse_records",
     "render_record",
+    "split_framing",
 ]
 
 _ATTRS: Final = re.compile(r' ([a-z_]+)="([^"\n]*)"')
@@ -225,6 +226,21 @@ def _record(reader: _Reader, fence: str) -> Record:
     if reader.line() != close:
         raise ValueError("expected </msg>")
     return Record(attributes, body, deleted, empty, truncated, attachments)
+
+
+def split_framing(text: str, framing: str, what: str) -> tuple[str, str]:
+    """The fence of a render whose first line is ``framing`` (a template with
+    ``{fence}``), and the render after that line.
+
+    Raises:
+        ValueError: the first line is not ``framing`` with a fence (``what`` names the
+            render in the message).
+    """
+    first, _, rest = text.partition("\n")
+    fence = first.split("<msg ", 1)[1].split(" ", 1)[0] if "<msg " in first else ""
+    if not fence or first != framing.format(fence=fence):
+        raise ValueError(f"not a {what}: the framing line is missing")
+    return fence, rest
 
 
 def parse_records(

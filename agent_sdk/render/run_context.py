@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from agent_sdk.errors import NoAuthorizedRequest
 from agent_sdk.render.fence import mint_fence, utc_time
-from agent_sdk.render.records import Record, marker, parse_records, render_record
+from agent_sdk.render.records import Record, marker, parse_records, render_record, split_framing
 
 __all__ = [
     "FRAMING",
@@ -160,10 +160,7 @@ def parse_run_context(text: str) -> ParsedRunContext:
     Raises:
         ValueError: not a render of :func:`render_run_context`.
     """
-    first, _, rest = text.partition("\n")
-    fence = first.split("<msg ", 1)[1].split(" ", 1)[0] if "<msg " in first else ""
-    if not fence or first != FRAMING.format(fence=fence):
-        raise ValueError("not a run context: the framing line is missing")
+    fence, rest = split_framing(text, FRAMING, "run context")
     parts: dict[str, list[Record]] = {}
     current: str | None = None
     truncated_before: str | None = None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from agent_sdk.render.fence import attr, mint_fence, utc_time
-from agent_sdk.render.records import Record, marker, parse_records, render_record
+from agent_sdk.render.records import Record, marker, parse_records, render_record, split_framing
 
 __all__ = ["FRAMING", "Transcript", "parse_transcript", "post_return", "render_transcript"]
 
@@ -90,10 +90,7 @@ def parse_transcript(text: str) -> Transcript:
     Raises:
         ValueError: not a render of :func:`render_transcript`.
     """
-    first, _, rest = text.partition("\n")
-    fence = first.split("<msg ", 1)[1].split(" ", 1)[0] if "<msg " in first else ""
-    if not fence or first != FRAMING.format(fence=fence):
-        raise ValueError("not a transcript: the framing line is missing")
+    fence, rest = split_framing(text, FRAMING, "transcript")
     records: list[Record] = []
     older: str | None = None
     for kind, item in parse_records(rest, fence):
