@@ -19,6 +19,7 @@ import functools
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -298,11 +299,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # SIGTERM too unwinds the with blocks, so the servers, PostgreSQL and OPA stop.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         sys.exit(main())
-    except KeyboardInterrupt:
-        print("interrupted; services stopped", file=sys.stderr)
-        sys.exit(130)
-    except BenchError as exc:
-        print(f"A/B failed: {exc}", file=sys.stderr)
+    except (KeyboardInterrupt, BenchError) as exc:
+        print(f"A/B stopped ({exc!r}); services stopped", file=sys.stderr)
         sys.exit(1)
