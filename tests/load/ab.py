@@ -111,9 +111,17 @@ def _servers(sides: list[Side], env: dict[str, str], workdir: Path) -> Iterator[
         yield [app.base_url for app in apps]
 
 
-def _costs(side: Side, env: dict[str, str], spec: Path) -> dict[str, tuple[float, float]]:
-    """OPA calls and SQL statements per request of each operation, counted in-process by
-    ``side``'s own code (``tests/load/ab_costs.py``)."""
+@dataclass
+class Costs:
+    """What one request of each operation costs on one side, whatever the host's load."""
+
+    trips: dict[str, tuple[float, float]]  # OPA calls, SQL statements
+    calls: dict[str, dict[str, float]]  # function calls by package
+
+
+def _costs(side: Side, env: dict[str, str], spec: Path) -> Costs:
+    """OPA calls, SQL statements and function calls per request of each operation,
+    counted in-process by ``side``'s own code (``tests/load/ab_costs.py``)."""
     done = subprocess.run(
         [str(side.python), "-c", _RUN_FILE, str(_COSTS_FILE), str(spec), f"costs-{side.name}"],
         cwd=side.tree,
@@ -125,7 +133,9 @@ def _costs(side: Side, env: dict[str, str], spec: Path) -> dict[str, tuple[float
     )
     if done.returncode != 0:
         raise BenchError(f"counting {side.name}'s costs failed: {done.stderr[-2000:]}")
-    return {name: (opa, sql) for name, (opa, sql) in json.loads(done.stdout).items()}
+    counted = json.loads(done.stdout)
+    trips = {name: (opa, sql) for name, (opa, sql) in counted["costs"].items()}
+    return Costs(trips, counted["calls"])
 
 
 def _calls(
@@ -214,15 +224,26 @@ def table(sides: list[Side], names: tuple[str, ...], latencies: list[list[list[f
     return "\n".join(lines)
 
 
-def costs_table(
-    sides: list[Side], names: tuple[str, ...], costs: list[dict[str, tuple[float, float]]]
-) -> str:
-    """Markdown: OPA round trips and SQL statements per request, per side."""
-    head = " | ".join(f"{side.name} OPA / SQL" for side in sides)
-    lines = [f"| operation | {head} |", "| --- |" + " ---: |" * len(sides)]
+def costs_table(sides: list[Side], names: tuple[str, ...], costs: list[Costs]) -> str:
+    """Markdown: OPA round trips, SQL statements and function calls per request, per
+    side, and the packages whose calls differ most between the first two sides."""
+    head = " | ".join(f"{side.name} OPA / SQL / calls" for side in sides)
+    lines = [
+        f"| operation | {head} | most changed calls, {sides[1].name} - {sides[0].name} |",
+        "| --- |" + " ---: |" * len(sides) + " --- |",
+    ]
     for name in names:
-        cells = " | ".join(f"{c[name][0]:g} / {c[name][1]:g}" for c in costs)
-        lines.append(f"| {name} | {cells} |")
+        cells = " | ".join(
+            f"{c.trips[name][0]:g} / {c.trips[name][1]:g} / {sum(c.calls[name].values()):.0f}"
+            for c in costs
+        )
+        before, after = costs[0].calls[name], costs[1].calls[name]
+        changed = sorted(
+            ((after.get(k, 0) - before.get(k, 0), k) for k in before.keys() | after.keys()),
+            key=lambda pair: -abs(pair[0]),
+        )
+        moved = ", ".join(f"{k} {d:+.0f}" for d, k in changed[:6] if round(d))
+        lines.append(f"| {name} | {cells} | {moved} |")
     return "\n".join(lines)
 
 
@@ -287,11 +308,9 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {load[0]:.2f} at start, {os.getloadavg()[0]:.2f} at end.",
         "",
         costs_table(sides, names, costs),
-        "",
-        "All blocks:",
-        "",
-        table(sides, names, merged),
     ]
+    if blocks:
+        out += ["", "All blocks:", "", table(sides, names, merged)]
     for number, measured in enumerate(blocks, 1):
         out += ["", f"Block {number}:", "", table(sides, names, measured)]
     print("\n".join(out))

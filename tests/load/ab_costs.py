@@ -5,22 +5,31 @@
 not this one's). It therefore imports only what every checkout since issue 22 has:
 ``app.config.load_settings``, ``app.main.create_app`` and ``tests.load.operations``.
 
+Besides the OPA calls and SQL statements, it counts the Python and C function calls the
+server's threads make per request, by package: like the other two, a count of the work
+that does not move with the host's load, and it says where extra work went.
+
 Arguments: a JSON file ``{"ids": ..., "run": ..., "names": [...]}`` and a prefix of the
-posts' ``client_request_id`` (one per side); prints
-``{name: [opa calls, sql statements]}`` as JSON on stdout.
+posts' ``client_request_id`` (one per side); prints ``{"costs": {name: [opa calls, sql
+statements]}, "calls": {name: {package: calls}}}`` as JSON on stdout.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import socket
 import sys
+import sysconfig
 import threading
 import time
+from collections import Counter
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
+import requests
 import uvicorn
 
 from app.config import load_settings
@@ -28,6 +37,51 @@ from app.main import create_app
 from tests.load import operations
 
 CONTEXT = "getRunContext"
+CALL_REQUESTS = 20
+_STDLIB = sysconfig.get_paths()["stdlib"] + "/"
+_SITE = "/site-packages/"
+
+
+def _package(filename: str, tree: str) -> str:
+    """The top-level package (or stdlib module) a code file belongs to."""
+    if _SITE in filename:  # before the tree: a checkout's .venv lies inside it
+        return filename.split(_SITE, 1)[1].split("/")[0].removesuffix(".py")
+    for prefix in (tree, _STDLIB):
+        if filename.startswith(prefix):
+            return filename[len(prefix) :].split("/")[0].removesuffix(".py")
+    return filename
+
+
+class CallCounter:
+    """A profile function for every thread started after it is set: counts the Python
+    calls (by the callee's package) and C calls (by the caller's) while :attr:`on`."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.counts: Counter[str] = Counter()
+        self.tree = os.getcwd() + "/"
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        if self.on and event in ("call", "c_call"):
+            self.counts[_package(frame.f_code.co_filename, self.tree)] += 1
+
+
+def _count_calls(
+    counter: CallCounter, base_url: str, ops: list[operations.Operation]
+) -> dict[str, dict[str, float]]:
+    calls: dict[str, dict[str, float]] = {}
+    with requests.Session() as session:
+        session.trust_env = False
+        for op in ops:
+            call = operations.operation_call(base_url, op)
+            call(session)
+            counter.counts.clear()
+            counter.on = True
+            for _ in range(CALL_REQUESTS):
+                call(session)
+            counter.on = False
+            calls[op.name] = {k: v / CALL_REQUESTS for k, v in counter.counts.items()}
+    return calls
 
 
 def _own_keys(value: Any, prefix: str) -> Any:
@@ -64,6 +118,8 @@ def main(spec_path: str, prefix: str) -> int:
             app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="off"
         )
     )
+    counter = CallCounter()
+    threading.setprofile(counter)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -72,15 +128,15 @@ def main(spec_path: str, prefix: str) -> int:
             print("uvicorn did not start", file=sys.stderr)
             return 1
         time.sleep(0.01)
+    ops = [found[name] for name in spec["names"]]
     try:
-        costs = operations.count_costs(
-            app, f"http://127.0.0.1:{port}", [found[name] for name in spec["names"]]
-        )
+        costs = operations.count_costs(app, f"http://127.0.0.1:{port}", ops)
+        calls = _count_calls(counter, f"http://127.0.0.1:{port}", ops)
     finally:
         server.should_exit = True
         thread.join(timeout=10)
         app.services.close()
-    print(json.dumps(costs))
+    print(json.dumps({"costs": costs, "calls": calls}))
     return 0
 
 
