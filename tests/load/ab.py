@@ -1,14 +1,10 @@
-"""A/B of two checkouts of the service, request by request: ``python -m tests.load.ab``.
+"""A/B of two checkouts of the service, request by request: ``python -m tests.load.ab
+--before DIR [--after DIR]``, for a change that must be "no slower".
 
-For a refactor that must be "no slower": ``--before DIR`` and ``--after DIR`` (default:
-this checkout) are served at the same time, each by its own ``.venv`` as ``python -m app
-serve`` (one worker, rate limits off), on one PostgreSQL with the benchmark world and
-one OPA, and every round sends each operation to each side once in a fresh shuffled
-order, so a shared host's load meets both alike. ``--noise-floor`` adds a second server
-of the before tree. Prints markdown: p50/p90/p99 per side, the p50 difference with a
-95% bootstrap interval over rounds, and each side's OPA round trips and SQL statements
-per request. Both trees must share the schema and policies (the world is loaded by this
-checkout's loader; OPA serves this checkout's ``policies/``).
+Serves both checkouts at once (each with its own ``.venv``) on one world and one OPA,
+sends each operation to both in the same shuffled rounds, and prints their latencies
+side by side with each side's OPA calls, SQL statements and function calls per request.
+Method and options: ``tests/load/README.md``, ``--help``.
 """
 
 from __future__ import annotations
