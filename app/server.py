@@ -34,7 +34,7 @@ from app.observability.exposition import (
     remove_directory,
     start_listener,
 )
-from app.observability.tracing import tracing_exporters, tracing_from_environment
+from app.observability.tracing import Tracing, tracing_exporters, tracing_from_environment
 
 if TYPE_CHECKING:
     # Imported where it is used: each worker process imports this module by name, and
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     # must be in place first.
     from app.main import Application
 
-__all__ = ["app_from_environment", "serve", "worker_count"]
+__all__ = ["app_from_environment", "serve", "serve_app", "worker_count"]
 
 log = logging.getLogger("app.server")
 
@@ -87,7 +87,6 @@ def serve(settings: Settings) -> None:
     configure_logging(settings.text("log.level"))
     workers = worker_count(settings)
     log.info("serving", extra={"port": settings.integer("port"), "workers": workers})
-    host, port = settings.text("host"), settings.integer("port")
     metrics_on = settings.integer("metrics.port") > 0
     # Several workers count into files of a shared directory; so does one worker when
     # the operator set PROMETHEUS_MULTIPROC_DIR (the files of an earlier run go first).
@@ -99,37 +98,57 @@ def serve(settings: Settings) -> None:
     directory, made = prepare_multiprocess_directory() if multiprocess else ("", False)
     listener: MetricsListener | None = None
     tracing = tracing_from_environment() if workers == 1 else None
-    from app.main import create_app
-
     try:
         if workers == 1:
-            app = create_app(settings, tracing=tracing)
-            if app.services.metrics is not None:
-                listener = _listen(settings, app.services.metrics.registry)
-            target: Application | str = app
-            options: dict[str, Any] = {}
+            serve_app(settings, tracing)
         else:
             if metrics_on:
                 # This process counts nothing itself: the registry only stands in for
                 # the workers' files, which exposition_registry reads.
                 listener = _listen(settings, CollectorRegistry())
-            target = "app.server:app_from_environment"
-            options = {"factory": True, "workers": workers}
-        uvicorn.run(
-            target,
-            host=host,
-            port=port,
-            log_config=None,
-            access_log=False,
-            # On: at the stop the app exports its last spans (Application._lifespan).
-            lifespan="on",
-            **options,
-            **server_options(settings),
-        )
+            _run(settings, "app.server:app_from_environment", factory=True, workers=workers)
+    finally:
+        if listener is not None:
+            listener.stop()
+        if made:
+            remove_directory(directory)
+
+
+def serve_app(settings: Settings, tracing: Tracing | None) -> None:
+    """Serve one app in this process until interrupted (``server.workers`` 1), with its
+    metrics listener when ``metrics.port`` is set; stops the listener and shuts
+    ``tracing`` down when uvicorn returns or raises.
+
+    ``tests/load/overhead_servers.py`` serves its variants through this, each with a
+    tracing of its own instead of the ``OTEL_*`` variables.
+
+    Raises:
+        ListenerError: the metrics port cannot be bound.
+    """
+    from app.main import create_app
+
+    listener: MetricsListener | None = None
+    try:
+        app = create_app(settings, tracing=tracing)
+        if app.services.metrics is not None:
+            listener = _listen(settings, app.services.metrics.registry)
+        _run(settings, app)
     finally:
         if listener is not None:
             listener.stop()
         if tracing is not None:
             tracing.shutdown()
-        if made:
-            remove_directory(directory)
+
+
+def _run(settings: Settings, target: Application | str, **options: Any) -> None:
+    uvicorn.run(
+        target,
+        host=settings.text("host"),
+        port=settings.integer("port"),
+        log_config=None,
+        access_log=False,
+        # On: at the stop the app exports its last spans (Application._lifespan).
+        lifespan="on",
+        **options,
+        **server_options(settings),
+    )

@@ -1,43 +1,8 @@
-"""Benchmark of getRunContext beside a bare OPA decision (``make bench``).
-
-Run it with ``python -m tests.load.bench`` (``--help`` lists the knobs). It is bounded
-(every case stops after a fixed number of requests or a time cap, whichever comes
-first), uses loopback only (127.0.0.1) and cleans up after itself, also on error or
-Ctrl-C. What it does, in order:
-
-1. Starts a throwaway PostgreSQL cluster and the real OPA (``.bin/opa`` serving
-   ``policies/``), the same way the integration tests do, migrates a database and
-   loads a generated world through the product's loader (``load_world_data``, what
-   ``python -m app world load`` runs, its ANALYZE included; the harness analyses
-   nothing itself): the seed world's shape (space ``support`` with channel
-   ``general`` operated by agent ``lotse``; ``alex`` trigger on the space, ``sam``
-   trigger on the channel, ``writer`` write only) with threads of 10, 100, 1,000 and
-   100,000 earlier messages before the triggering message by ``alex``, each with a
-   run of ``lotse``, and what the hot operations need (``tests/load/operations.py``).
-   Contents vary in length (a few exceed ``agent.context_message_max_bytes`` and are
-   cut) and contain multi-byte characters.
-2. Starts the app with ``python -m app serve`` in a separate process (rate limits
-   off, log level WARNING), so that the load generator does not compete with the
-   server for one GIL, and measures getRunContext on the 100,000 thread right after
-   the load, before anything else has read.
-3. Measures, in-process, the OPA round trips and SQL statements one request costs
-   (the app's own counters) per thread size and per hot operation, and the statements
-   PostgreSQL actually received. It records the inputs the app sends to OPA, so the
-   bare OPA decisions below use realistic input from the same world.
-4. Measures getRunContext for each thread size at concurrency 1 and 8 (threads with
-   one keep-alive ``requests.Session`` each), a bare OPA ``authz/decision`` and
-   ``runcontext/evaluate`` over HTTP with the same client, the trivial policy on its
-   own OPA (``tests/load/trivial.py``), every hot operation, the interleaved reading
-   and the I/O floor.
-5. Profiles the reference case (100 messages at concurrency 1) in-process with
-   cProfile: the ASGI app is driven directly on one thread (sync handlers are run
-   inline instead of in the thread pool, so one profiler sees the whole request).
-6. Prints the tables and writes ``docs/benchmarks.md``.
-
-A separate part, ``tests/load/overhead.py`` (issue 12), then measures what metrics and
-tracing cost getRunContext and appends its section at the end of the report; another,
-``tests/load/provenance.py`` (issue 24), measures whether OPA's provenance or decision
-metadata names the policy revision of a decision more cheaply.
+"""Benchmark of getRunContext and the hot operations beside a bare OPA decision
+(``make bench``, ``python -m tests.load.bench --help``): starts its own PostgreSQL and
+OPA, loads the benchmark world, runs the cases of ``tests/load/cases.py`` and the parts
+of ``tests/load/parts.py``, and writes ``docs/benchmarks.md``. What it measures and
+how: ``tests/load/README.md`` and the report's Method section.
 """
 
 from __future__ import annotations

@@ -15,14 +15,10 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import uvicorn
-
 from app.config import load_settings
-from app.http.protocol import server_options
 from app.logs import configure_logging
-from app.main import create_app
-from app.observability.exposition import exposition_registry, start_listener
 from app.observability.tracing import Tracing
+from app.server import serve_app
 from tests.support.services import AppProcess, ServiceError, free_port
 
 __all__ = ["MODES", "OverheadError", "Server", "Sink", "serve", "start_servers"]
@@ -65,11 +61,10 @@ class Sink:
 
 
 def serve(mode: str, spans_file: Path | None) -> int:
-    """``--serve MODE``: the app as ``python -m app serve`` runs it with one worker.
-
-    The same steps as :func:`app.server.serve` for one worker, with the tracing of
-    ``mode`` (an in-memory exporter) instead of the ``OTEL_*`` variables. When stopped
-    with SIGINT, the number of exported spans is written to ``spans_file``.
+    """``--serve MODE``: the app as ``python -m app serve`` runs it with one worker
+    (:func:`app.server.serve_app`), with the tracing of ``mode`` (an in-memory exporter)
+    instead of the ``OTEL_*`` variables. When stopped with SIGINT, the number of
+    exported spans is written to ``spans_file``.
     """
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -77,40 +72,21 @@ def serve(mode: str, spans_file: Path | None) -> int:
     configure_logging(settings.text("log.level"))
     exporter = InMemorySpanExporter()
     tracing = Tracing.exporting_to(exporter) if mode in ("tracing", "both") else None
-    app = create_app(settings, tracing=tracing)
-    listener = None
-    if app.services.metrics is not None:
-        listener = start_listener(
-            exposition_registry(app.services.metrics.registry),
-            settings.text("metrics.host"),
-            settings.integer("metrics.port"),
-        )
     try:
-        uvicorn.run(
-            app,
-            host=settings.text("host"),
-            port=settings.integer("port"),
-            log_config=None,
-            access_log=False,
-            lifespan="on",
-            **server_options(settings),
-        )
+        serve_app(settings, tracing)
     finally:
-        if listener is not None:
-            listener.stop()
-        if tracing is not None:
-            tracing.provider.force_flush()
+        # serve_app shut tracing down, which flushed the last spans into the exporter;
+        # the exporter keeps them after its shutdown.
+        if tracing is not None and spans_file is not None:
             spans = exporter.get_finished_spans()
-            if spans_file is not None:
-                spans_file.write_text(
-                    json.dumps(
-                        {
-                            "spans": len(spans),
-                            "context_requests": sum(1 for s in spans if s.name == _CONTEXT_SPAN),
-                        }
-                    )
+            spans_file.write_text(
+                json.dumps(
+                    {
+                        "spans": len(spans),
+                        "context_requests": sum(1 for s in spans if s.name == _CONTEXT_SPAN),
+                    }
                 )
-            tracing.shutdown()
+            )
     return 0
 
 
