@@ -24,17 +24,6 @@ installed_version() {
 	fi
 }
 
-build_opa() {
-	local have
-	have="$(installed_version "$BIN/opa")"
-	if [[ "$have" == "$OPA_VERSION" ]]; then
-		echo "opa $OPA_VERSION already in .bin/opa"
-		return
-	fi
-	echo "building opa $OPA_VERSION into .bin/opa (found: ${have:-none})"
-	GOBIN="$BIN" go install "github.com/open-policy-agent/opa@v${OPA_VERSION}"
-}
-
 # Regal takes its version only from -ldflags (a plain `go install` reports
 # "unknown"), and `go install regal@vX` fails when the module proxy refuses to
 # list Regal's versions (stray v2.x tags), so download the pinned module and run
@@ -105,7 +94,7 @@ fetch_promtool() {
 	rm -rf "$dir"
 }
 
-build_opa
+build_go_tool opa github.com/open-policy-agent/opa "$OPA_VERSION"
 build_regal
 build_go_tool kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION"
 build_go_tool kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
