@@ -139,6 +139,16 @@ def _text(name: str, params: Mapping[str, Any], key: str, *, required: bool) -> 
     return value
 
 
+def _given(name: str, params: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    """The optional text parameters among ``keys`` that the call gave, checked, in order."""
+    given: dict[str, Any] = {}
+    for key in keys:
+        value = _text(name, params, key, required=False)
+        if value is not None:
+            given[key] = value
+    return given
+
+
 # What the model should learn from the acting-for refusals (issue 21): the call was
 # not wrong for the agent, it is beyond the person the agent works for.
 _REASON_HINTS: Final = {
@@ -168,16 +178,12 @@ def create_comms_tools(broker: CommsBroker) -> list[CommsTool]:
         text = _text(name, params, "text", required=True) or ""
         if len(text) > CONTENT_MAX:
             raise ToolParameterError(f"{name}: text is longer than {CONTENT_MAX} characters")
-        channel_id = _text(name, params, "channel_id", required=False)
-        parent = _text(name, params, "parent_message_id", required=False)
         body: dict[str, Any] = {
             "content_md": text,
             "client_request_id": broker.idempotency_key(tool_call_id),
+            **_given(name, params, "channel_id", "parent_message_id"),
         }
-        if channel_id is not None:
-            body["channel_id"] = channel_id
-        if parent is not None:
-            body["parent_message_id"] = parent
+        channel_id = body.get("channel_id")
         result = broker.call({"call_id": broker.call_id(tool_call_id), "post_message": body})
         posted = result.get("post_message")
         if not isinstance(posted, Mapping):
@@ -189,17 +195,12 @@ def create_comms_tools(broker: CommsBroker) -> list[CommsTool]:
     def list_messages(tool_call_id: str, params: Mapping[str, Any]) -> str:
         name = "comms_list_messages"
         _reject_unknown(name, params, LIST_PARAMETERS)
-        args: dict[str, Any] = {}
-        channel_id = _text(name, params, "channel_id", required=False)
-        if channel_id is not None:
-            args["channel_id"] = channel_id
+        args = _given(name, params, "channel_id")
         limit = params.get("limit", LIMIT_DEFAULT)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIMIT_MAX:
             raise ToolParameterError(f"{name}: limit must be an integer from 1 to {LIMIT_MAX}")
         args["limit"] = limit
-        before = _text(name, params, "before_message_id", required=False)
-        if before is not None:
-            args["before_message_id"] = before
+        args.update(_given(name, params, "before_message_id"))
         result = broker.call({"call_id": broker.call_id(tool_call_id), "list_messages": args})
         page = result.get("list_messages")
         if not isinstance(page, Mapping):
