@@ -15,22 +15,7 @@ from typing import Any, Literal, NotRequired, Required, get_args, get_origin, ge
 
 import orjson
 
-from app.policy.gateway import (
-    DECISION,
-    PRIVACY_ATTEMPT,
-    PRIVACY_WRITE,
-    RUN_CONTEXT,
-    SESSION_CONTEXT,
-    TRIGGER_HOLDERS,
-)
-from app.policy.inputs import (
-    DecisionInput,
-    PrivacyAttemptInput,
-    PrivacyWriteInput,
-    RunContextInput,
-    SessionContextInput,
-    TriggerHoldersInput,
-)
+from app.policy.gateway import INPUT_TYPES
 
 __all__ = [
     "MALFORMED_TIME",
@@ -43,14 +28,7 @@ __all__ = [
 ]
 
 # The contract of each entry point's input.
-SCHEMAS: dict[str, Any] = {
-    DECISION: DecisionInput,
-    RUN_CONTEXT: RunContextInput,
-    TRIGGER_HOLDERS: TriggerHoldersInput,
-    SESSION_CONTEXT: SessionContextInput,
-    PRIVACY_ATTEMPT: PrivacyAttemptInput,
-    PRIVACY_WRITE: PrivacyWriteInput,
-}
+SCHEMAS: Mapping[str, Any] = INPUT_TYPES
 
 UNKNOWN_ID = "nobody"
 MALFORMED_TIME = "not-a-time"

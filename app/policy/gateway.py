@@ -24,9 +24,10 @@ one place (``app/main.py``), as 503.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Protocol
+from types import MappingProxyType
+from typing import Any, Final, Protocol
 
 from app.domain.decisions import Decision
 from app.opa_client import Evaluation, OpaMalformed, OpaUndefined
@@ -59,6 +60,7 @@ from app.policy.results import (
 __all__ = [
     "DECISION",
     "ENTRYPOINTS",
+    "INPUT_TYPES",
     "PRIVACY_ATTEMPT",
     "PRIVACY_WRITE",
     "RUN_CONTEXT",
@@ -76,14 +78,19 @@ TRIGGER_HOLDERS = "runcontext/trigger_holders"
 SESSION_CONTEXT = "sessioncontext/resolve"
 PRIVACY_ATTEMPT = "privacy/attempt"
 PRIVACY_WRITE = "privacy/write"
-ENTRYPOINTS = (
-    DECISION,
-    RUN_CONTEXT,
-    TRIGGER_HOLDERS,
-    SESSION_CONTEXT,
-    PRIVACY_ATTEMPT,
-    PRIVACY_WRITE,
+# Every entry point and the typed contract of its input (the policy diff checks the
+# inputs it generates against them).
+INPUT_TYPES: Final[Mapping[str, type]] = MappingProxyType(
+    {
+        DECISION: DecisionInput,
+        RUN_CONTEXT: RunContextInput,
+        TRIGGER_HOLDERS: TriggerHoldersInput,
+        SESSION_CONTEXT: SessionContextInput,
+        PRIVACY_ATTEMPT: PrivacyAttemptInput,
+        PRIVACY_WRITE: PrivacyWriteInput,
+    }
 )
+ENTRYPOINTS = tuple(INPUT_TYPES)
 
 
 class Transport(Protocol):
