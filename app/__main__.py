@@ -45,8 +45,17 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["policy"]:
         # Everything after `policy` is policydiff's (its own --help included), imported
         # here only: the service's own commands never load the reviewer's tool.
-        from policydiff.cli import main as policy_main
-
+        try:
+            from policydiff.cli import main as policy_main
+        except ModuleNotFoundError as missing:
+            # The reviewer's tool needs the dev extras (opa-python-client); a plain
+            # install of the service lacks them, which deserves a sentence, not a trace.
+            print(
+                f"python -m app policy needs the dev extras ({missing.name} is not "
+                "installed): pip install '.[dev]'",
+                file=sys.stderr,
+            )
+            return 2
         return policy_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "config-doc":

@@ -40,6 +40,7 @@ __all__ = [
     "FencedText",
     "Record",
     "marker",
+    "message_texts",
     "parse_marker",
     "parse_records",
     "render_record",
@@ -226,6 +227,19 @@ def _record(reader: _Reader, fence: str) -> Record:
     if reader.line() != close:
         raise ValueError("expected </msg>")
     return Record(attributes, body, deleted, empty, truncated, attachments)
+
+
+def message_texts(message: Mapping[str, Any], id_keys: Sequence[str]) -> list[str]:
+    """Every text of ``message`` a render prints (body, author handle, attachments and
+    the ids named by ``id_keys``): what its fence must not occur in."""
+    texts = [str(message.get("content_md", ""))]
+    author = message.get("author")
+    if isinstance(author, Mapping):
+        texts.append(str(author.get("handle", "")))
+    for item in message.get("attachments", []) or []:
+        texts += [str(item.get(key, "")) for key in ("original_name", "mime_type", "transcript")]
+    texts += [str(message.get(key, "")) for key in id_keys]
+    return texts
 
 
 def split_framing(text: str, framing: str, what: str) -> tuple[str, str]:

@@ -23,7 +23,14 @@ from typing import Any, Final
 
 from agent_sdk.errors import NoAuthorizedRequest
 from agent_sdk.render.fence import mint_fence, utc_time
-from agent_sdk.render.records import Record, marker, parse_records, render_record, split_framing
+from agent_sdk.render.records import (
+    Record,
+    marker,
+    message_texts,
+    parse_records,
+    render_record,
+    split_framing,
+)
 
 __all__ = [
     "FRAMING",
@@ -32,6 +39,9 @@ __all__ = [
     "parse_run_context",
     "render_run_context",
 ]
+
+# The ids a render prints of each message (its fence must occur in none of them).
+_ID_KEYS: Final = ("message_id", "trust", "reply_to_message_id")
 
 FRAMING: Final = (
     "Run context. Each record runs from <msg {fence} ...> to </msg {fence}> and carries "
@@ -85,17 +95,6 @@ def _as_json(context: Any) -> Mapping[str, Any]:
     raise TypeError("a run context must be a RunContext model or its JSON object")
 
 
-def _texts(element: Mapping[str, Any]) -> list[str]:
-    texts = [str(element.get("content_md", ""))]
-    author = element.get("author")
-    if isinstance(author, Mapping):
-        texts.append(str(author.get("handle", "")))
-    for item in element.get("attachments", []) or []:
-        texts += [str(item.get(key, "")) for key in ("original_name", "mime_type", "transcript")]
-    texts += [str(element.get(key, "")) for key in ("message_id", "trust", "reply_to_message_id")]
-    return texts
-
-
 def _record(fence: str, element: Mapping[str, Any]) -> list[str]:
     author = element.get("author")
     attributes: dict[str, object] = {
@@ -127,7 +126,7 @@ def render_run_context(context: Any) -> RenderedRunContext:
     thread = list(data.get("thread_context", []) or [])
     channel = data.get("channel_context")
     elements = [trigger, *thread, *(channel or [])]
-    fence = mint_fence(text for element in elements for text in _texts(element))
+    fence = mint_fence(text for element in elements for text in message_texts(element, _ID_KEYS))
     lines = [FRAMING.format(fence=fence)]
     if channel is not None:
         lines.append(marker("channel context", fence))

@@ -14,9 +14,19 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from agent_sdk.render.fence import attr, mint_fence, utc_time
-from agent_sdk.render.records import Record, marker, parse_records, render_record, split_framing
+from agent_sdk.render.records import (
+    Record,
+    marker,
+    message_texts,
+    parse_records,
+    render_record,
+    split_framing,
+)
 
 __all__ = ["FRAMING", "Transcript", "parse_transcript", "post_return", "render_transcript"]
+
+# The ids a render prints of each message (its fence must occur in none of them).
+_ID_KEYS: Final = ("id", "parent_message_id", "reply_to_message_id")
 
 FRAMING: Final = (
     "Channel messages, oldest first. Each record runs from <msg {fence} ...> to "
@@ -33,19 +43,6 @@ class Transcript:
     fence: str
     records: list[Record]
     older_before: str | None
-
-
-def _texts(message: Mapping[str, Any]) -> list[str]:
-    texts = [str(message.get("content_md", ""))]
-    author = message.get("author")
-    if isinstance(author, Mapping):
-        texts.append(str(author.get("handle", "")))
-    for item in message.get("attachments", []) or []:
-        texts += [str(item.get(key, "")) for key in ("original_name", "mime_type", "transcript")]
-    texts += [
-        str(message.get(key, "")) for key in ("id", "parent_message_id", "reply_to_message_id")
-    ]
-    return texts
 
 
 def _attributes(message: Mapping[str, Any]) -> dict[str, object]:
@@ -66,7 +63,7 @@ def render_transcript(messages: Sequence[Mapping[str, Any]], *, has_more: bool =
 
     ``has_more`` adds a marker naming the id to page with (``before_message_id``).
     """
-    fence = mint_fence(text for message in messages for text in _texts(message))
+    fence = mint_fence(text for message in messages for text in message_texts(message, _ID_KEYS))
     lines = [FRAMING.format(fence=fence)]
     if has_more and messages:
         lines.append(marker("older messages", fence, {"before": str(messages[0].get("id"))}))

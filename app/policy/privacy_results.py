@@ -12,14 +12,13 @@ from enum import StrEnum
 from typing import Any
 
 from app.domain.decisions import Decision
-from app.domain.privacy import CEILING_KINDS, Ceiling, Ceilings
+from app.domain.privacy import CEILING_KINDS, CEILING_LEVELS, Ceiling, Ceilings
 from app.opa_client import OpaMalformed
 from app.policy.inputs import PrivacyAttemptInput, PrivacyRunFacts, PrivacyWriteInput
 from app.policy.results import is_str_list, parse_decision
 
 __all__ = [
     "AttemptRefused",
-    "CeilingLevel",
     "CeilingsGo",
     "PolicyUnreadable",
     "Retention",
@@ -27,18 +26,6 @@ __all__ = [
     "parse_privacy_attempt",
     "parse_privacy_write",
 ]
-
-
-class CeilingLevel(StrEnum):
-    """A level of the ceiling scale (names mirror ``policies/privacy/scale``).
-
-    Only the names: the order, the global default and what each level keeps are
-    decided in Rego. A test pins the names against the policy data.
-    """
-
-    NONE = "none"
-    METADATA = "metadata"
-    FULL = "full"
 
 
 class StepPart(StrEnum):
@@ -84,10 +71,9 @@ def _ceiling(value: Any) -> Ceiling:
     level, explicit = value["level"], value["explicit"]
     if not isinstance(explicit, bool) or not isinstance(level, str):
         raise OpaMalformed("privacy ceiling has the wrong shape")
-    try:
-        return Ceiling(level=CeilingLevel(level).value, explicit=explicit)
-    except ValueError as exc:
-        raise OpaMalformed("privacy ceiling has an unknown level") from exc
+    if level not in CEILING_LEVELS:
+        raise OpaMalformed("privacy ceiling has an unknown level")
+    return Ceiling(level=level, explicit=explicit)
 
 
 def _retention(value: Any) -> Retention:

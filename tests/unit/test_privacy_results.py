@@ -12,14 +12,13 @@ from typing import Any
 
 import pytest
 
-from app.domain.privacy import CEILING_LEVELS, STEP_PARTS, Ceiling
+from app.domain.privacy import STEP_PARTS, Ceiling
 from app.opa_client import OpaMalformed
 from app.policy import PolicyGateway
 from app.policy.gateway import ENTRYPOINTS, PRIVACY_ATTEMPT, PRIVACY_WRITE
 from app.policy.inputs import CeilingFacts, PrivacyAttemptInput, PrivacyWriteInput
 from app.policy.privacy_results import (
     AttemptRefused,
-    CeilingLevel,
     CeilingsGo,
     PolicyUnreadable,
     Retention,
@@ -58,8 +57,8 @@ def test_a_go_is_read_down_to_its_enums() -> None:
 
     assert verdict == CeilingsGo(
         ceilings={
-            "audit_content": Ceiling(CeilingLevel.METADATA, True),
-            "background_answer": Ceiling(CeilingLevel.METADATA, False),
+            "audit_content": Ceiling("metadata", True),
+            "background_answer": Ceiling("metadata", False),
         },
         changed=True,
         retention=Retention(frozenset({StepPart.KIND, StepPart.METADATA}), answer=True),
@@ -195,7 +194,6 @@ def test_a_write_is_never_refused() -> None:
 
 
 def test_the_mirrored_names_agree() -> None:
-    assert tuple(level.value for level in CeilingLevel) == CEILING_LEVELS
     assert tuple(part.value for part in StepPart) == STEP_PARTS
     assert "unknown_provider" in REASONS
 
