@@ -32,7 +32,7 @@ from tests.load import operations
 from tests.load.interleave import interleaved_rounds
 from tests.load.measure import BenchError, context_call, keepalive_session
 from tests.load.world import REFERENCE, prepare_database
-from tests.support.served import local_sources, rate_limits_off
+from tests.support.served import local_sources, one_worker_env
 from tests.support.services import REPO_ROOT, AppProcess, ServiceError, free_port
 
 CONTEXT = "getRunContext"
@@ -61,22 +61,14 @@ class Side:
 
 
 def _env(database_url: str, opa_url: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("CONFIG_FILE", "PYTHONPATH", "VIRTUAL_ENV") and not k.startswith("OTEL_")
-    }
-    env.update(
-        {
-            "DATABASE_URL": database_url,
-            "OPA_URL": opa_url,
-            "SERVER_WORKERS": "1",
-            "LOG_LEVEL": "WARNING",
-            "PYTHONUNBUFFERED": "1",
-            "PYTHONHASHSEED": "0",
-            **rate_limits_off(),
-        }
+    # Each checkout runs its own venv's Python, so this one's path and venv stay out;
+    # OTEL_* variables too: both sides serve untraced.
+    env = one_worker_env(
+        database_url,
+        opa_url,
+        drop=lambda name: name in ("PYTHONPATH", "VIRTUAL_ENV") or name.startswith("OTEL_"),
     )
+    env["PYTHONHASHSEED"] = "0"
     return env
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from app.config import SCHEMA
@@ -44,17 +44,17 @@ def rate_limits_off() -> dict[str, str]:
     return {key.env_name: "0" for key in SCHEMA if key.name.endswith(".per_minute")}
 
 
-@contextlib.contextmanager
-def serve_demo_world(
-    cluster: PostgresCluster, opa_url: str, database: str
-) -> Iterator[tuple[AppProcess, dict[str, str]]]:
-    """``python -m app serve`` (one worker) on a new database ``database`` of the demo
-    world; yields the process, once ready, and the world's ids."""
-    run_sql(cluster.admin_url, f'CREATE DATABASE "{database}"')
-    database_url = cluster.url(database)
-    upgrade(database_url)
-    ids = load(database_url, demo_world())
-    env = {k: v for k, v in os.environ.items() if k != "CONFIG_FILE"}
+def one_worker_env(
+    database_url: str, opa_url: str, *, drop: Callable[[str], bool] | None = None
+) -> dict[str, str]:
+    """The environment of a measured ``python -m app serve``: this process's variables
+    without ``CONFIG_FILE`` (and those ``drop`` names), one worker on ``database_url``
+    and ``opa_url``, warnings only, unbuffered, every per-minute rate limit off."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name != "CONFIG_FILE" and (drop is None or not drop(name))
+    }
     env.update(
         {
             "DATABASE_URL": database_url,
@@ -65,6 +65,20 @@ def serve_demo_world(
             **rate_limits_off(),
         }
     )
+    return env
+
+
+@contextlib.contextmanager
+def serve_demo_world(
+    cluster: PostgresCluster, opa_url: str, database: str
+) -> Iterator[tuple[AppProcess, dict[str, str]]]:
+    """``python -m app serve`` (one worker) on a new database ``database`` of the demo
+    world; yields the process, once ready, and the world's ids."""
+    run_sql(cluster.admin_url, f'CREATE DATABASE "{database}"')
+    database_url = cluster.url(database)
+    upgrade(database_url)
+    ids = load(database_url, demo_world())
+    env = one_worker_env(database_url, opa_url)
     with (
         tempfile.TemporaryDirectory(prefix=f"{database}-") as work,
         AppProcess.start(("app", "serve"), env, Path(work) / "app.log", name=database) as app,
